@@ -1,0 +1,228 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"v4cert/reference/access"
+	"v4cert/reference/params"
+	"v4cert/reference/store"
+	"v4cert/specs"
+)
+
+// Ctx is one request as a handler sees it: who calls, what they sent, where to answer.
+type Ctx struct {
+	W        http.ResponseWriter
+	R        *http.Request
+	Endpoint *specs.Endpoint
+	// Caller is the user the request acts as (after sudo); nil when anonymous.
+	Caller *store.User
+	// Token is the credential presented, nil when anonymous.
+	Token *store.Token
+	P     *params.Values
+	// read collects typed parameters; handlers check In().Err() once.
+	read *params.Reader
+	base string
+}
+
+// In returns the parameter reader of the request.
+func (c *Ctx) In() *params.Reader {
+	if c.read == nil {
+		c.read = c.P.Read()
+	}
+	return c.read
+}
+
+// Admin reports whether the caller is an administrator.
+func (c *Ctx) Admin() bool { return c.Caller != nil && c.Caller.Admin }
+
+// JSON writes v with status.
+func (c *Ctx) JSON(status int, v any) error {
+	writeJSON(c.W, status, v)
+	return nil
+}
+
+// NoContent answers 204.
+func (c *Ctx) NoContent() error {
+	c.W.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// PathInt reads an integer path parameter; anything else is the spec's 404.
+func (c *Ctx) PathInt(name, what string) (int, error) {
+	n, err := strconv.Atoi(c.R.PathValue(name))
+	if err != nil || n <= 0 {
+		return 0, notFound(what)
+	}
+	return n, nil
+}
+
+func (s *Server) serveRoute(rt *route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &Ctx{W: w, R: r, Endpoint: rt.endpoint, base: externalBase(r, s.opts.ExternalURL)}
+		if err := s.prepare(c); err != nil {
+			writeError(w, asError(err, "Resource"))
+			return
+		}
+		if err := rt.handle(s, c); err != nil {
+			writeError(w, asError(err, "Resource"))
+		}
+	})
+}
+
+func readOnly(method string) bool { return method == http.MethodGet || method == http.MethodHead }
+
+// prepare decodes parameters, authenticates, applies sudo, token scopes and
+// the endpoint's `who` (Authentication rules 1, 3, 5 and 8).
+func (s *Server) prepare(c *Ctx) error {
+	p, err := params.FromRequest(c.R)
+	if err != nil {
+		return err
+	}
+	c.P = p
+	secret := credential(c.R, p)
+	if secret != "" {
+		var blocked bool
+		s.store.Read(func(d *store.Data) error {
+			t := d.TokenBySecret(secret)
+			if t == nil || !t.Active(d.Now()) {
+				return nil
+			}
+			u := d.User(t.UserID)
+			if u == nil {
+				return nil
+			}
+			if !u.Active() {
+				blocked = true
+				return nil
+			}
+			c.Token, c.Caller = t, u
+			return nil
+		})
+		if blocked {
+			return forbiddenMsg("Your account has been blocked.")
+		}
+		if c.Token == nil {
+			return unauthorized()
+		}
+		if err := checkScope(c); err != nil {
+			return err
+		}
+		if err := s.sudo(c); err != nil {
+			return err
+		}
+	}
+	switch c.Endpoint.Who {
+	case "anonymous":
+	case "admin":
+		if c.Caller == nil {
+			return unauthorized()
+		}
+		if !c.Caller.Admin {
+			return forbidden()
+		}
+	default:
+		if c.Caller == nil {
+			return unauthorized()
+		}
+	}
+	return nil
+}
+
+// credential finds a personal access token: the PRIVATE-TOKEN header, the
+// private_token parameter, or an OAuth-style bearer header.
+func credential(r *http.Request, p *params.Values) string {
+	if t := r.Header.Get("PRIVATE-TOKEN"); t != "" {
+		return t
+	}
+	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return strings.TrimSpace(b)
+	}
+	if p.Has("private_token") {
+		if s, ok := p.Raw("private_token").(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// checkScope applies Authentication rule 3: `api` may do anything, `read_api`
+// reads, and narrower scopes read their own area only.
+func checkScope(c *Ctx) error {
+	t := c.Token
+	if t.HasScope("api") {
+		return nil
+	}
+	if readOnly(c.R.Method) {
+		if t.HasScope("read_api") {
+			return nil
+		}
+		if t.HasScope("read_user") && c.Endpoint.Area == "users" {
+			return nil
+		}
+		if t.HasScope("read_repository") && c.Endpoint.Area == "files" {
+			return nil
+		}
+		return insufficientScope("api read_api")
+	}
+	return insufficientScope("api")
+}
+
+func insufficientScope(need string) *Error {
+	e := errorf(http.StatusForbidden, "403 Forbidden - insufficient_scope")
+	e.Body["error"] = "insufficient_scope"
+	e.Body["error_description"] = "The request requires higher privileges than provided by the access token."
+	e.Body["scope"] = need
+	return e
+}
+
+// sudo lets an administrator whose token has the sudo scope act as another
+// user, named by ID or username in the `sudo` parameter or the Sudo header
+// (Authentication rule 5).
+func (s *Server) sudo(c *Ctx) error {
+	who := c.R.Header.Get("Sudo")
+	if c.P.Has("sudo") {
+		if v, ok := c.P.Raw("sudo").(string); ok {
+			who = v
+		} else {
+			who = strings.TrimSpace(strings.Trim(jsonScalar(c.P.Raw("sudo")), `"`))
+		}
+	}
+	if who == "" {
+		return nil
+	}
+	if !c.Caller.Admin {
+		return forbiddenMsg("Must be admin to use sudo")
+	}
+	if !c.Token.HasScope("sudo") {
+		return forbiddenMsg("Private token does not have the sudo scope")
+	}
+	var target *store.User
+	s.store.Read(func(d *store.Data) error {
+		if id, err := strconv.Atoi(who); err == nil {
+			target = d.User(id)
+		} else {
+			target = d.UserByUsername(who)
+		}
+		return nil
+	})
+	if target == nil {
+		return errorf(http.StatusNotFound, "404 User with ID or username '%s' Not Found", who)
+	}
+	c.Caller = target
+	return nil
+}
+
+func jsonScalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case interface{ String() string }:
+		return x.String()
+	}
+	return ""
+}
+
+// level is a convenience for role checks against the caller.
+type level = access.Level

@@ -1,0 +1,307 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The Limits section: offset pagination for every list, keyset where the spec lists it.
+const (
+	defaultPerPage = 20
+	maxPerPage     = 100
+	// countLimit is the spec's 10,000 records above which totals are omitted.
+	countLimit = 10000
+)
+
+// perPage reads per_page: default 20, at most 100.
+func (c *Ctx) perPage() (int, error) {
+	n := c.In().IntOr("per_page", defaultPerPage)
+	if err := c.In().Err(); err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		n = defaultPerPage
+	}
+	if n > maxPerPage {
+		n = maxPerPage
+	}
+	return n, nil
+}
+
+// Paginate answers a list with offset pagination (Limits, pagination rules 1
+// and 2), or keyset pagination when the caller asks for it and ks says how.
+// items must already be filtered and in the requested order.
+func Paginate[T any](c *Ctx, items []T, ks *Keyset[T], render func(T) any) error {
+	if c.P.Has("pagination") {
+		mode := c.In().Enum("pagination", "offset", "keyset")
+		if err := c.In().Err(); err != nil {
+			return err
+		}
+		if *mode == "keyset" {
+			if ks == nil {
+				return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for this endpoint")
+			}
+			return keysetPage(c, ks, render)
+		}
+	}
+	per, err := c.perPage()
+	if err != nil {
+		return err
+	}
+	page := c.In().IntOr("page", 1)
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	if page < 1 {
+		page = 1
+	}
+	total := len(items)
+	start := (page - 1) * per
+	if start > total || start < 0 {
+		start = total
+	}
+	end := min(start+per, total)
+	h := c.W.Header()
+	h.Set("X-Page", strconv.Itoa(page))
+	h.Set("X-Per-Page", strconv.Itoa(per))
+	next, prev := "", ""
+	if end < total {
+		next = strconv.Itoa(page + 1)
+	}
+	if page > 1 {
+		prev = strconv.Itoa(page - 1)
+	}
+	h.Set("X-Next-Page", next)
+	h.Set("X-Prev-Page", prev)
+	links := []string{}
+	if prev != "" {
+		links = append(links, c.link("prev", map[string]string{"page": prev, "per_page": strconv.Itoa(per)}))
+	}
+	if next != "" {
+		links = append(links, c.link("next", map[string]string{"page": next, "per_page": strconv.Itoa(per)}))
+	}
+	links = append(links, c.link("first", map[string]string{"page": "1", "per_page": strconv.Itoa(per)}))
+	if total <= countLimit {
+		pages := (total + per - 1) / per
+		h.Set("X-Total", strconv.Itoa(total))
+		h.Set("X-Total-Pages", strconv.Itoa(pages))
+		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(max(pages, 1)), "per_page": strconv.Itoa(per)}))
+	}
+	h.Set("Link", strings.Join(links, ", "))
+	out := make([]any, 0, end-start)
+	for _, it := range items[start:end] {
+		out = append(out, render(it))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// Keyset describes how one list supports keyset pagination (Limits, rules 3 and 4).
+type Keyset[T any] struct {
+	// Orders maps each supported order_by to the items sorted ascending by it
+	// (ties broken by id) and the key of one item in that order.
+	Orders map[string]KeysetOrder[T]
+	// Sorts lists the supported sort directions.
+	Sorts []string
+	// DefaultOrder and DefaultSort apply when the caller omits them.
+	DefaultOrder, DefaultSort string
+	// Match filters items; nil keeps all.
+	Match func(T) bool
+}
+
+// KeysetOrder is one ordering of a keyset list.
+type KeysetOrder[T any] struct {
+	Sorted func() []T
+	Key    func(T) Cursor
+}
+
+// Cursor is the position after one item: the value ordered by, then the id.
+type Cursor struct {
+	V  string `json:"v,omitempty"`
+	ID int    `json:"id"`
+}
+
+func (a Cursor) compare(b Cursor) int {
+	if c := strings.Compare(a.V, b.V); c != 0 {
+		return c
+	}
+	switch {
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+func keysetPage[T any](c *Ctx, ks *Keyset[T], render func(T) any) error {
+	in := c.In()
+	orderBy := in.StringOr("order_by", ks.DefaultOrder)
+	sortDir := in.StringOr("sort", ks.DefaultSort)
+	per, err := c.perPage()
+	if err != nil {
+		return err
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ord, ok := ks.Orders[orderBy]
+	if !ok || !contains(ks.Sorts, sortDir) {
+		return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for order_by=%s and sort=%s", orderBy, sortDir)
+	}
+	var after *Cursor
+	if raw := in.String("cursor"); raw != nil {
+		cur, err := decodeCursor(*raw)
+		if err != nil {
+			return invalidParam("cursor")
+		}
+		after = &cur
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	sorted := ord.Sorted()
+	desc := sortDir == "desc"
+	// Find where the page starts by binary search, so a deep page costs what the first does.
+	var i int
+	switch {
+	case after == nil && !desc:
+		i = 0
+	case after == nil && desc:
+		i = len(sorted) - 1
+	case !desc:
+		i = sort.Search(len(sorted), func(k int) bool { return ord.Key(sorted[k]).compare(*after) > 0 })
+	default:
+		i = sort.Search(len(sorted), func(k int) bool { return ord.Key(sorted[k]).compare(*after) >= 0 }) - 1
+	}
+	step := 1
+	if desc {
+		step = -1
+	}
+	out := make([]any, 0, per)
+	var last T
+	for ; i >= 0 && i < len(sorted) && len(out) < per; i += step {
+		it := sorted[i]
+		if ks.Match != nil && !ks.Match(it) {
+			continue
+		}
+		out = append(out, render(it))
+		last = it
+	}
+	h := c.W.Header()
+	h.Set("X-Per-Page", strconv.Itoa(per))
+	// A full page may have a successor; the page after the last one is empty
+	// and carries no Link, as the spec describes the end.
+	if len(out) == per {
+		cur := encodeCursor(ord.Key(last))
+		h.Set("Link", c.link("next", map[string]string{
+			"pagination": "keyset", "per_page": strconv.Itoa(per), "order_by": orderBy, "sort": sortDir, "cursor": cur,
+		}))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func encodeCursor(k Cursor) string {
+	b, _ := json.Marshal(k)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (Cursor, error) {
+	var k Cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return k, err
+	}
+	err = json.Unmarshal(b, &k)
+	return k, err
+}
+
+// link builds one Link header entry: the request's own URL with set replacing
+// (or adding) those query parameters, other parameters kept in their order.
+func (c *Ctx) link(rel string, set map[string]string) string {
+	var b strings.Builder
+	b.WriteString("<")
+	b.WriteString(c.baseURL())
+	b.WriteString(c.R.URL.EscapedPath())
+	b.WriteString("?")
+	first := true
+	add := func(k, v string) {
+		if !first {
+			b.WriteString("&")
+		}
+		first = false
+		b.WriteString(url.QueryEscape(k))
+		b.WriteString("=")
+		b.WriteString(url.QueryEscape(v))
+	}
+	done := map[string]bool{}
+	for _, pair := range strings.Split(c.R.URL.RawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			continue
+		}
+		if v, ok := set[key]; ok {
+			if !done[key] {
+				add(key, v)
+				done[key] = true
+			}
+			continue
+		}
+		if key == "private_token" || key == "job_token" {
+			continue // credentials never travel in links
+		}
+		if !first {
+			b.WriteString("&")
+		}
+		first = false
+		b.WriteString(pair)
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !done[k] {
+			add(k, set[k])
+		}
+	}
+	b.WriteString(`>; rel="`)
+	b.WriteString(rel)
+	b.WriteString(`"`)
+	return b.String()
+}
+
+// baseURL is scheme://host of the service as the caller reached it.
+func (c *Ctx) baseURL() string { return c.base }
+
+func externalBase(r *http.Request, configured string) string {
+	if configured != "" {
+		return strings.TrimSuffix(configured, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}
+
+func contains(s []string, x string) bool {
+	for _, e := range s {
+		if e == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,253 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"v4cert/reference/access"
+	"v4cert/reference/store"
+)
+
+func init() {
+	addHandlers(map[string]handler{
+		"projects.create": (*Server).createProject,
+		"projects.list":   (*Server).listProjects,
+		"projects.get":    (*Server).getProject,
+		"projects.edit":   (*Server).editProject,
+		"projects.delete": (*Server).deleteProject,
+		"projects.share":  (*Server).shareProject,
+	})
+}
+
+func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
+	in := c.In()
+	f := store.ProjectFields{
+		Name: in.String("name"), Path: in.String("path"), Description: in.String("description"),
+		NamespaceID: in.Int("namespace_id"), Visibility: in.Enum("visibility", "public", "internal", "private"),
+		DefaultBranch: in.String("default_branch"), RequestAccessEnabled: in.Bool("request_access_enabled"),
+		InitializeWithReadme:         in.BoolOr("initialize_with_readme", false),
+		ContainerRegistryAccessLevel: in.Enum("container_registry_access_level", "enabled", "private", "disabled"),
+		Archived:                     in.Bool("archived"), IssuesEnabled: in.Bool("issues_enabled"),
+		MergeRequestsEnabled: in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
+		JobsEnabled: in.Bool("jobs_enabled"), SnippetsEnabled: in.Bool("snippets_enabled"),
+	}
+	// tag_list is the deprecated name of topics.
+	for _, name := range []string{"tag_list", "topics"} {
+		if c.P.Has(name) {
+			f.Topics, f.TopicsGiven = in.Strings(name), true
+		}
+	}
+	return f, in.Err()
+}
+
+// createProject implements the platform's POST /projects (provisioning).
+func (s *Server) createProject(c *Ctx) error {
+	f, err := c.readProjectFields()
+	if err != nil {
+		return err
+	}
+	if f.Name == nil && f.Path == nil {
+		return missing("name")
+	}
+	return s.store.Write(func(d *store.Data) error {
+		if f.NamespaceID != nil {
+			ns := d.Namespace(*f.NamespaceID)
+			switch {
+			case ns == nil, ns.Group != nil && !d.CanSeeGroup(c.Caller, ns.Group):
+				return notFound("Namespace")
+			case c.Admin():
+			case ns.Group != nil && d.GroupAccess(c.Caller, ns.Group) < access.Developer,
+				ns.User != nil && ns.User.ID != c.Caller.ID:
+				return forbidden()
+			}
+		}
+		if !c.Caller.CanCreateProject {
+			return forbidden()
+		}
+		p, err := d.CreateProject(c.Caller, f)
+		if err != nil {
+			return asError(err, "Namespace")
+		}
+		return c.JSON(http.StatusCreated, c.view(d).project(p))
+	})
+}
+
+// listProjects implements GET /projects with the topic filter (rule projects.topic.1).
+func (s *Server) listProjects(c *Ctx) error {
+	in := c.In()
+	topics := in.Strings("topic")
+	search := in.String("search")
+	vis := in.Enum("visibility", "public", "internal", "private")
+	owned := in.BoolOr("owned", false)
+	membership := in.BoolOr("membership", false)
+	orderBy := in.Enum("order_by", "id", "name", "path", "created_at", "updated_at", "last_activity_at", "star_count")
+	sortDir := in.Enum("sort", "asc", "desc")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		var items []*store.Project
+		for _, p := range d.Projects() {
+			if !d.CanSeeProject(c.Caller, p) {
+				continue
+			}
+			if search != nil && !strings.Contains(strings.ToLower(p.Name+" "+p.Path+" "+p.Description), strings.ToLower(*search)) {
+				continue
+			}
+			if vis != nil && p.Visibility != *vis {
+				continue
+			}
+			if (owned || membership) && c.Caller == nil {
+				continue
+			}
+			if owned && !(d.Namespace(p.NamespaceID) != nil && d.Namespace(p.NamespaceID).User != nil && d.Namespace(p.NamespaceID).User.ID == c.Caller.ID) {
+				continue
+			}
+			if membership && d.ProjectAccess(c.Caller, p) < access.Guest {
+				continue
+			}
+			all := true
+			for _, t := range topics {
+				if !p.HasTopic(strings.TrimSpace(t)) {
+					all = false
+				}
+			}
+			if !all {
+				continue
+			}
+			items = append(items, p)
+		}
+		sortProjects(items, deref(orderBy, "created_at"), deref(sortDir, "desc"))
+		v := c.view(d)
+		return Paginate(c, items, nil, func(p *store.Project) any { return v.project(p) })
+	})
+}
+
+func deref(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+// sortProjects orders projects by field, ties broken by id in the same direction.
+func sortProjects(ps []*store.Project, field, dir string) {
+	less := func(a, b *store.Project) int {
+		var c int
+		switch field {
+		case "name":
+			c = strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		case "path":
+			c = strings.Compare(strings.ToLower(a.Path), strings.ToLower(b.Path))
+		case "created_at":
+			c = a.CreatedAt.Compare(b.CreatedAt)
+		case "updated_at":
+			c = a.UpdatedAt.Compare(b.UpdatedAt)
+		case "last_activity_at":
+			c = a.LastActivityAt.Compare(b.LastActivityAt)
+		case "star_count":
+			c = a.StarCount - b.StarCount
+		}
+		if c == 0 {
+			c = a.ID - b.ID
+		}
+		return c
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if dir == "asc" {
+			return less(ps[i], ps[j]) < 0
+		}
+		return less(ps[i], ps[j]) > 0
+	})
+}
+
+// getProject implements the platform's GET /projects/:id (provisioning).
+func (s *Server) getProject(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, c.view(d).project(p))
+	})
+}
+
+// editProject implements the platform's PUT /projects/:id (provisioning); the
+// spec's PUT /projects/:id/ lands on the same logic with the registry issue.
+func (s *Server) editProject(c *Ctx) error {
+	f, err := c.readProjectFields()
+	if err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Maintainer); err != nil {
+			return err
+		}
+		if err := d.UpdateProject(p, f); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, c.view(d).project(p))
+	})
+}
+
+// deleteProject implements the platform's DELETE /projects/:id: 202, removed at once here.
+func (s *Server) deleteProject(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Owner); err != nil {
+			return err
+		}
+		d.DeleteProject(p)
+		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+	})
+}
+
+// ProjectGroupLink is the answer of POST /projects/:id/share.
+type ProjectGroupLink struct {
+	ID          int     `json:"id"`
+	ProjectID   int     `json:"project_id"`
+	GroupID     int     `json:"group_id"`
+	GroupAccess int     `json:"group_access"`
+	ExpiresAt   *string `json:"expires_at"`
+}
+
+// shareProject implements the platform's POST /projects/:id/share (provisioning).
+func (s *Server) shareProject(c *Ctx) error {
+	c.In().Require("group_id", "group_access")
+	groupID := c.In().IntOr("group_id", 0)
+	lv, err := c.accessLevel("group_access")
+	if err != nil {
+		return err
+	}
+	expires := c.In().Date("expires_at")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Maintainer); err != nil {
+			return err
+		}
+		g := d.Group(groupID)
+		if g == nil || !d.CanSeeGroup(c.Caller, g) {
+			return notFound("Group")
+		}
+		l, err := d.ShareWithGroup(store.SourceProject, p.ID, g, *lv, expires)
+		if err != nil {
+			return conflict("Group already shared with this project")
+		}
+		return c.JSON(http.StatusCreated, ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
+			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)})
+	})
+}

@@ -1,0 +1,17 @@
+package api
+
+import "fmt"
+
+// handlers maps rulebook endpoint IDs to their handlers. Each area file adds
+// its own rows in init; New checks the table against the rulebook both ways,
+// so a route cannot exist without its spec entry or the reverse.
+var handlers = map[string]handler{}
+
+func addHandlers(rows map[string]handler) {
+	for id, h := range rows {
+		if _, dup := handlers[id]; dup {
+			panic(fmt.Sprintf("handler %s registered twice", id))
+		}
+		handlers[id] = h
+	}
+}

@@ -1,0 +1,186 @@
+// Package api is the reference server's HTTP layer: one route table built from
+// the rulebook, and the shared mechanisms (parameters, errors, pagination,
+// authentication) every handler uses.
+package api
+
+import (
+	"fmt"
+	"log"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"v4cert/reference/store"
+	"v4cert/specs"
+)
+
+// Options configure a Server.
+type Options struct {
+	// ExternalURL is the base of web_url and Link headers; empty derives it from the request.
+	ExternalURL string
+	// MaxQueryBytes bounds the query string (spec: very long query strings answer 414).
+	MaxQueryBytes int
+	// RateLimit is the number of requests per second one client may make; 0 switches limiting off.
+	RateLimit int
+	// Log receives one line per panic recovered; nil discards.
+	Log *log.Logger
+}
+
+// DefaultMaxQueryBytes is the query-string limit unless configured.
+const DefaultMaxQueryBytes = 8192
+
+// Server is the reference implementation of the API.
+type Server struct {
+	store   *store.Store
+	opts    Options
+	mux     *http.ServeMux
+	book    *specs.Rulebook
+	limiter *limiter
+	routes  map[string]*route
+}
+
+type route struct {
+	endpoint *specs.Endpoint
+	handle   handler
+}
+
+type handler func(*Server, *Ctx) error
+
+// New builds a server over st. It fails when the rulebook and the handler
+// table disagree, which tests catch long before a user does.
+func New(st *store.Store, opts Options) (*Server, error) {
+	if opts.MaxQueryBytes == 0 {
+		opts.MaxQueryBytes = DefaultMaxQueryBytes
+	}
+	s := &Server{store: st, opts: opts, mux: http.NewServeMux(), book: specs.Default(), routes: map[string]*route{}}
+	if opts.RateLimit > 0 {
+		s.limiter = newLimiter(opts.RateLimit)
+	}
+	for _, e := range s.book.Endpoints {
+		h, ok := handlers[e.ID]
+		if !ok {
+			return nil, fmt.Errorf("endpoint %s (%s %s) has no handler", e.ID, e.Method, e.Path)
+		}
+		rt := &route{endpoint: e, handle: h}
+		s.routes[e.ID] = rt
+		pattern := e.Method + " /api/v4" + e.Pattern()
+		if err := register(s.mux, pattern, s.serveRoute(rt)); err != nil {
+			return nil, fmt.Errorf("endpoint %s: %w", e.ID, err)
+		}
+	}
+	for id := range handlers {
+		if s.book.Endpoint(id) == nil {
+			return nil, fmt.Errorf("handler %s has no endpoint in the rulebook", id)
+		}
+	}
+	return s, nil
+}
+
+func register(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	mux.Handle(pattern, h)
+	return nil
+}
+
+// Store returns the state the server serves.
+func (s *Server) Store() *store.Store { return s.store }
+
+// ServeHTTP applies the limits that hold before routing, then routes on the
+// escaped path so that `:id` may be an encoded full path and un-encoded paths
+// match nothing (spec, Endpoints convention 2).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if s.opts.Log != nil {
+				s.opts.Log.Printf("panic serving %s %s: %v\n%s", r.Method, r.URL.RequestURI(), v, debug.Stack())
+			}
+			writeError(w, errorf(http.StatusInternalServerError, "500 Internal Server Error"))
+		}
+	}()
+	if len(r.URL.RawQuery) > s.opts.MaxQueryBytes {
+		writeError(w, uriTooLong())
+		return
+	}
+	if s.limiter != nil {
+		if retry, ok := s.limiter.allow(clientKey(r), time.Now()); !ok {
+			writeError(w, tooManyRequests(retry))
+			return
+		}
+	}
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// The mux answers 404 or 405 itself; ask it which, then answer in JSON.
+		probe := &statusProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			writeError(w, methodNotAllowed(probe.header.Get("Allow")))
+			return
+		}
+		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(status int)      { p.status = status }
+
+func clientKey(r *http.Request) string {
+	if t := r.Header.Get("PRIVATE-TOKEN"); t != "" {
+		return "t:" + t
+	}
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return "a:" + host
+}
+
+// limiter is a token bucket per client: RateLimit requests per second with a
+// burst of the same size.
+type limiter struct {
+	mu      sync.Mutex
+	rate    float64
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate int) *limiter {
+	return &limiter{rate: float64(rate), buckets: map[string]*bucket{}}
+}
+
+func (l *limiter) allow(key string, now time.Time) (retryAfter int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{tokens: l.rate, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens += now.Sub(b.last).Seconds() * l.rate
+	if b.tokens > l.rate {
+		b.tokens = l.rate
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return 1, false
+	}
+	b.tokens--
+	return 0, true
+}

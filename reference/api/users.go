@@ -1,0 +1,376 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"v4cert/reference/store"
+)
+
+func init() {
+	addHandlers(map[string]handler{
+		"users.list":                  (*Server).listUsers,
+		"users.get":                   (*Server).getUser,
+		"users.current":               (*Server).currentUser,
+		"users.create":                (*Server).createUser,
+		"users.delete":                (*Server).deleteUser,
+		"users.block":                 (*Server).blockUser,
+		"users.unblock":               (*Server).unblockUser,
+		"users.tokens.create":         (*Server).createPersonalAccessToken,
+		"users.custom-attributes.set": (*Server).setUserCustomAttribute,
+	})
+}
+
+// ListUsersOptions are the filters of GET /users.
+type ListUsersOptions struct {
+	Username, Search                              *string
+	Active, Blocked, External, ExcludeExternal    *bool
+	Humans, ExcludeHumans, ExcludeActive          *bool
+	ExcludeInternal, WithoutProjectBots           *bool
+	CreatedAfter, CreatedBefore                   *time.Time
+	ExternUID, Provider, OrderBy, Sort, TwoFactor *string
+	WithoutProjects, Admins, Auditors, SkipLDAP   *bool
+	SAMLProviderID                                *int
+	CustomAttributes                              map[string]string
+	WithCustomAttributes                          bool
+}
+
+func (c *Ctx) readListUsersOptions() (ListUsersOptions, error) {
+	in := c.In()
+	o := ListUsersOptions{
+		Username: in.String("username"), Search: in.String("search"),
+		Active: in.Bool("active"), Blocked: in.Bool("blocked"), External: in.Bool("external"),
+		ExcludeExternal: in.Bool("exclude_external"), Humans: in.Bool("humans"),
+		ExcludeHumans: in.Bool("exclude_humans"), ExcludeActive: in.Bool("exclude_active"),
+		ExcludeInternal: in.Bool("exclude_internal"), WithoutProjectBots: in.Bool("without_project_bots"),
+		CreatedAfter: in.Time("created_after"), CreatedBefore: in.Time("created_before"),
+		ExternUID: in.String("extern_uid"), Provider: in.String("provider"),
+		OrderBy: in.Enum("order_by", "id", "name", "username", "created_at", "updated_at"),
+		Sort:    in.Enum("sort", "asc", "desc"), TwoFactor: in.Enum("two_factor", "enabled", "disabled"),
+		WithoutProjects: in.Bool("without_projects"), Admins: in.Bool("admins"), Auditors: in.Bool("auditors"),
+		SkipLDAP: in.Bool("skip_ldap"), SAMLProviderID: in.Int("saml_provider_id"),
+		CustomAttributes: in.Hash("custom_attributes"), WithCustomAttributes: in.BoolOr("with_custom_attributes", false),
+	}
+	if err := in.Err(); err != nil {
+		return o, err
+	}
+	if !c.Admin() {
+		// Rule users.list.13: administrator filters are read (and type-checked) but ignored.
+		o.ExternUID, o.Provider, o.TwoFactor, o.WithoutProjects, o.Admins = nil, nil, nil, nil, nil
+		o.Auditors, o.SkipLDAP, o.SAMLProviderID, o.CustomAttributes = nil, nil, nil, nil
+		o.WithCustomAttributes = false
+		if c.P.Raw("pagination") != "keyset" {
+			o.OrderBy, o.Sort = nil, nil
+		}
+	}
+	return o, nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func (o ListUsersOptions) match(d *store.Data, u *store.User, admin bool) bool {
+	if o.Username != nil && !strings.EqualFold(u.Username, *o.Username) {
+		return false
+	}
+	if o.Search != nil && *o.Search != "" {
+		q := strings.ToLower(*o.Search)
+		hit := strings.Contains(strings.ToLower(u.Name), q) || strings.Contains(strings.ToLower(u.Username), q) ||
+			(u.PublicEmail != "" && strings.EqualFold(u.PublicEmail, q)) || (admin && strings.EqualFold(u.Email, q))
+		if !hit {
+			return false
+		}
+	}
+	// Rule users.list.4: active=false and blocked=false are unsupported and filter nothing.
+	if isTrue(o.Active) && !u.Active() || isTrue(o.Blocked) && u.State != "blocked" {
+		return false
+	}
+	if isTrue(o.ExcludeActive) && u.Active() {
+		return false
+	}
+	if isTrue(o.External) && !u.External || isTrue(o.ExcludeExternal) && u.External {
+		return false
+	}
+	if isTrue(o.Humans) && !u.Human() || isTrue(o.ExcludeHumans) && u.Human() {
+		return false
+	}
+	if isTrue(o.WithoutProjectBots) && u.Type == "project_bot" || isTrue(o.ExcludeInternal) && u.Type == "internal" {
+		return false
+	}
+	if o.CreatedAfter != nil && u.CreatedAt.Before(*o.CreatedAfter) || o.CreatedBefore != nil && u.CreatedAt.After(*o.CreatedBefore) {
+		return false
+	}
+	if o.ExternUID != nil || o.Provider != nil {
+		found := false
+		for _, id := range u.Identities {
+			if (o.ExternUID == nil || id.ExternUID == *o.ExternUID) && (o.Provider == nil || id.Provider == *o.Provider) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if o.TwoFactor != nil && (*o.TwoFactor == "enabled") != u.TwoFactor {
+		return false
+	}
+	if isTrue(o.Admins) && !u.Admin || isTrue(o.Auditors) && !u.Auditor {
+		return false
+	}
+	if isTrue(o.WithoutProjects) && d.HasProjectMembership(u) {
+		return false
+	}
+	if o.SAMLProviderID != nil && !slices.ContainsFunc(u.Identities, func(i store.Identity) bool {
+		return i.SAMLProviderID != nil && *i.SAMLProviderID == *o.SAMLProviderID
+	}) {
+		return false
+	}
+	if isTrue(o.SkipLDAP) && slices.ContainsFunc(u.Identities, func(i store.Identity) bool { return strings.HasPrefix(i.Provider, "ldap") }) {
+		return false
+	}
+	for k, want := range o.CustomAttributes {
+		if u.CustomAttributes[k] != want {
+			return false
+		}
+	}
+	return true
+}
+
+func userCursor(field string) func(*store.User) Cursor {
+	return func(u *store.User) Cursor {
+		switch field {
+		case "name":
+			return Cursor{V: u.Name, ID: u.ID}
+		case "username":
+			return Cursor{V: u.Username, ID: u.ID}
+		}
+		return Cursor{ID: u.ID}
+	}
+}
+
+// listUsers implements GET /users (rules users.list.*).
+func (s *Server) listUsers(c *Ctx) error {
+	o, err := c.readListUsersOptions()
+	if err != nil {
+		return err
+	}
+	admin := c.Admin()
+	return s.store.Read(func(d *store.Data) error {
+		v := c.view(d)
+		render := func(u *store.User) any {
+			if !admin {
+				return v.userRef(u)
+			}
+			a := v.userAdmin(u)
+			if o.WithCustomAttributes {
+				a.CustomAttributes = customAttributes(u.CustomAttributes)
+			}
+			return a
+		}
+		match := func(u *store.User) bool { return o.match(d, u, admin) }
+		ks := &Keyset[*store.User]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
+			Orders: map[string]KeysetOrder[*store.User]{}}
+		for _, f := range []string{"id", "name", "username"} {
+			ks.Orders[f] = KeysetOrder[*store.User]{Sorted: func() []*store.User { return d.UsersOrdered(f) }, Key: userCursor(f)}
+		}
+		orderBy, desc := "id", true
+		if o.OrderBy != nil {
+			orderBy = *o.OrderBy
+		}
+		if o.Sort != nil {
+			desc = *o.Sort == "desc"
+		}
+		sorted := d.UsersOrdered(orderBy)
+		items := make([]*store.User, 0, len(sorted))
+		for i := range sorted {
+			u := sorted[i]
+			if desc {
+				u = sorted[len(sorted)-1-i]
+			}
+			if match(u) {
+				items = append(items, u)
+			}
+		}
+		return Paginate(c, items, ks, render)
+	})
+}
+
+// getUser implements GET /users/:id (rules users.get.*).
+func (s *Server) getUser(c *Ctx) error {
+	id, err := c.PathInt("id", "User")
+	if err != nil {
+		return err
+	}
+	withCA := c.In().BoolOr("with_custom_attributes", false)
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		u := d.User(id)
+		if u == nil {
+			return notFound("User")
+		}
+		v := c.view(d)
+		if c.Admin() {
+			a := v.userAdmin(u)
+			if withCA {
+				a.CustomAttributes = customAttributes(u.CustomAttributes)
+			}
+			return c.JSON(http.StatusOK, a)
+		}
+		return c.JSON(http.StatusOK, v.userSingle(u))
+	})
+}
+
+// currentUser implements GET /user (rules users.current.*); sudo is applied
+// before any handler runs.
+func (s *Server) currentUser(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		u := d.User(c.Caller.ID)
+		if u == nil {
+			return notFound("User")
+		}
+		return c.JSON(http.StatusOK, c.view(d).userAdmin(u))
+	})
+}
+
+// createUser implements the platform's POST /users (provisioning).
+func (s *Server) createUser(c *Ctx) error {
+	in := c.In().Require("email", "username", "name")
+	n := store.NewUser{
+		Email: in.StringOr("email", ""), Username: in.StringOr("username", ""), Name: in.StringOr("name", ""),
+		Password: in.StringOr("password", ""), Admin: in.BoolOr("admin", false), External: in.BoolOr("external", false),
+		Auditor: in.BoolOr("auditor", false), CanCreateGroup: in.Bool("can_create_group"),
+		SkipConfirmation: in.BoolOr("skip_confirmation", false), ProjectsLimit: in.Int("projects_limit"),
+		Bio: in.StringOr("bio", ""), Location: in.StringOr("location", ""), PublicEmail: in.StringOr("public_email", ""),
+		Skype: in.StringOr("skype", ""), Linkedin: in.StringOr("linkedin", ""), Twitter: in.StringOr("twitter", ""),
+		WebsiteURL: in.StringOr("website_url", ""), Organization: in.StringOr("organization", ""),
+		JobTitle: in.StringOr("job_title", ""), Pronouns: in.StringOr("pronouns", ""), Note: in.StringOr("note", ""),
+		PrivateProfile: in.BoolOr("private_profile", false), ExternUID: in.StringOr("extern_uid", ""),
+		Provider: in.StringOr("provider", ""), CreatedByID: c.Caller.ID,
+	}
+	resetPassword := in.BoolOr("reset_password", false)
+	randomPassword := in.BoolOr("force_random_password", false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if n.Password == "" && !resetPassword && !randomPassword {
+		e := badRequest("password, reset_password, force_random_password are missing, at least one parameter must be provided")
+		e.Body["error"] = "password, reset_password, force_random_password are missing, at least one parameter must be provided"
+		return e
+	}
+	return s.store.Write(func(d *store.Data) error {
+		u, err := d.CreateUser(n)
+		if ve, ok := err.(*store.ValidationError); ok {
+			// The platform answers a taken email or username with 409.
+			for _, f := range []string{"email", "username"} {
+				if slices.Contains(ve.Fields[f], "has already been taken") {
+					return conflict(strings.ToUpper(f[:1]) + f[1:] + " has already been taken")
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, c.view(d).userAdmin(u))
+	})
+}
+
+func (s *Server) withUser(c *Ctx, param string, fn func(d *store.Data, u *store.User) error) error {
+	id, err := c.PathInt(param, "User")
+	if err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		u := d.User(id)
+		if u == nil {
+			return notFound("User")
+		}
+		return fn(d, u)
+	})
+}
+
+// deleteUser implements the platform's DELETE /users/:id (provisioning).
+func (s *Server) deleteUser(c *Ctx) error {
+	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		if u.ID == c.Caller.ID {
+			return forbiddenMsg("you cannot delete yourself")
+		}
+		d.DeleteUser(u)
+		return c.NoContent()
+	})
+}
+
+// blockUser implements the platform's POST /users/:id/block: 201 with body true.
+func (s *Server) blockUser(c *Ctx) error {
+	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		d.SetUserState(u, "blocked")
+		return c.JSON(http.StatusCreated, true)
+	})
+}
+
+// unblockUser implements the platform's POST /users/:id/unblock.
+func (s *Server) unblockUser(c *Ctx) error {
+	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		d.SetUserState(u, "active")
+		return c.JSON(http.StatusCreated, true)
+	})
+}
+
+// PersonalAccessToken is the platform's token resource.
+type PersonalAccessToken struct {
+	ID          int      `json:"id"`
+	Name        string   `json:"name"`
+	Revoked     bool     `json:"revoked"`
+	CreatedAt   string   `json:"created_at"`
+	Description *string  `json:"description"`
+	Scopes      []string `json:"scopes"`
+	UserID      int      `json:"user_id"`
+	LastUsedAt  *string  `json:"last_used_at"`
+	Active      bool     `json:"active"`
+	ExpiresAt   *string  `json:"expires_at"`
+	Token       string   `json:"token,omitempty"`
+}
+
+// createPersonalAccessToken implements the platform's POST
+// /users/:user_id/personal_access_tokens (provisioning).
+func (s *Server) createPersonalAccessToken(c *Ctx) error {
+	in := c.In().Require("name", "scopes")
+	name := in.StringOr("name", "")
+	scopes := in.Strings("scopes")
+	expires := in.Date("expires_at")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
+		t, err := d.CreateToken(u, name, scopes, expires, "")
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, PersonalAccessToken{
+			ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt), Scopes: t.Scopes, UserID: u.ID,
+			Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret,
+		})
+	})
+}
+
+// setUserCustomAttribute implements the platform's PUT
+// /users/:id/custom_attributes/:key (provisioning for the custom_attributes filters).
+func (s *Server) setUserCustomAttribute(c *Ctx) error {
+	value := c.In().Require("value").StringOr("value", "")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	key := c.R.PathValue("key")
+	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		if u.CustomAttributes == nil {
+			u.CustomAttributes = map[string]string{}
+		}
+		u.CustomAttributes[key] = value
+		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
+	})
+}
+
+var _ = strconv.Itoa

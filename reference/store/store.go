@@ -1,0 +1,138 @@
+// Package store is the reference server's in-memory state: the domain objects and
+// the rules that relate them (hierarchy, memberships, effective access), free of HTTP.
+package store
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"v4cert/reference/access"
+)
+
+// Sentinel errors; the HTTP layer maps them to statuses in one place.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// ValidationError carries the per-property messages of Errors rule 3.
+type ValidationError struct {
+	Fields map[string][]string
+}
+
+func (e *ValidationError) Error() string {
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + " " + strings.Join(e.Fields[k], ", ") + "; ")
+	}
+	return strings.TrimSuffix(b.String(), "; ")
+}
+
+// Invalid builds a one-property validation error.
+func Invalid(field, msg string) *ValidationError {
+	return &ValidationError{Fields: map[string][]string{field: {msg}}}
+}
+
+// Clock gives the current time; with a fixed clock time stands still so answers
+// are byte-identical across runs.
+type Clock func() time.Time
+
+// FixedTime is the instant a fixed clock shows.
+var FixedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Store guards Data with a read-write lock: reads run in parallel, writes alone.
+type Store struct {
+	mu sync.RWMutex
+	d  *Data
+}
+
+// New returns an empty store using clock.
+func New(clock Clock) *Store {
+	return &Store{d: newData(clock)}
+}
+
+// Read runs fn with shared access.
+func (s *Store) Read(fn func(d *Data) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return fn(s.d)
+}
+
+// Write runs fn with exclusive access. fn must check everything before it
+// changes anything, so a failed request leaves nothing half-written.
+func (s *Store) Write(fn func(d *Data) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(s.d)
+}
+
+// SourceType names what a membership, link or access request belongs to, with
+// the platform's words.
+type SourceType string
+
+// The two kinds of membership source.
+const (
+	SourceGroup   SourceType = "Namespace"
+	SourceProject SourceType = "Project"
+)
+
+// Data is the whole state. Its methods assume the caller holds the Store's lock.
+type Data struct {
+	Now Clock
+
+	seq map[string]int
+
+	users      []*User // ascending id
+	userByID   map[int]*User
+	userByName map[string]*User // lower-cased username
+	tokens     map[string]*Token
+
+	groups     map[int]*Group
+	userNS     map[int]*UserNamespace // namespace id -> personal namespace
+	projects   map[int]*Project
+	members    map[memberKey]*Member
+	links      []*Link
+	requests   map[memberKey]*AccessRequest
+	topics     map[int]*Topic
+	usersCache map[string][]*User // orderings of users, dropped on write
+}
+
+type memberKey struct {
+	Type   SourceType
+	Source int
+	User   int
+}
+
+func newData(clock Clock) *Data {
+	return &Data{
+		Now:        clock,
+		seq:        map[string]int{},
+		userByID:   map[int]*User{},
+		userByName: map[string]*User{},
+		tokens:     map[string]*Token{},
+		groups:     map[int]*Group{},
+		userNS:     map[int]*UserNamespace{},
+		projects:   map[int]*Project{},
+		members:    map[memberKey]*Member{},
+		requests:   map[memberKey]*AccessRequest{},
+		topics:     map[int]*Topic{},
+	}
+}
+
+// next returns the next sequential ID of a kind; namespaces (groups and
+// personal namespaces) share one sequence, as on the platform.
+func (d *Data) next(kind string) int {
+	d.seq[kind]++
+	return d.seq[kind]
+}
+
+// Level is re-exported for brevity inside the store.
+type Level = access.Level

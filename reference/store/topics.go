@@ -1,0 +1,218 @@
+package store
+
+import (
+	"strings"
+)
+
+// Topic is a project topic.
+type Topic struct {
+	ID             int
+	Name           string
+	Title          string
+	Description    *string
+	OrganizationID int
+	Avatar         *Avatar
+}
+
+// Avatar is an uploaded image.
+type Avatar struct {
+	Filename string
+	Content  []byte
+}
+
+// DefaultOrganization is the organization every topic belongs to unless told otherwise.
+const DefaultOrganization = 1
+
+// TopicFields holds what POST and PUT /topics accept; nil means not given.
+type TopicFields struct {
+	Name, Title    *string
+	Description    *string
+	OrganizationID *int
+	Avatar         *Avatar
+	ClearAvatar    bool
+}
+
+// CreateTopic validates and stores a topic.
+func (d *Data) CreateTopic(f TopicFields) (*Topic, error) {
+	t := &Topic{OrganizationID: DefaultOrganization}
+	if f.OrganizationID != nil {
+		t.OrganizationID = *f.OrganizationID
+	}
+	if err := d.applyTopic(t, f, true); err != nil {
+		return nil, err
+	}
+	t.ID = d.next("topic")
+	d.topics[t.ID] = t
+	return t, nil
+}
+
+// UpdateTopic validates and applies f.
+func (d *Data) UpdateTopic(t *Topic, f TopicFields) error {
+	return d.applyTopic(t, f, false)
+}
+
+func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
+	v := &ValidationError{Fields: map[string][]string{}}
+	if f.Name != nil {
+		n := strings.TrimSpace(*f.Name)
+		if n == "" {
+			v.Fields["name"] = []string{"can't be blank"}
+		} else if len(n) > 255 {
+			v.Fields["name"] = []string{"is too long (maximum is 255 characters)"}
+		} else if o := d.TopicByName(n, t.OrganizationID); o != nil && o != t {
+			v.Fields["name"] = []string{"has already been taken"}
+		}
+	} else if create {
+		v.Fields["name"] = []string{"can't be blank"}
+	}
+	if f.Title != nil && strings.TrimSpace(*f.Title) == "" {
+		v.Fields["title"] = []string{"can't be blank"}
+	}
+	if len(v.Fields) > 0 {
+		return v
+	}
+	if f.Name != nil {
+		old := t.Name
+		t.Name = strings.TrimSpace(*f.Name)
+		if !create && old != t.Name {
+			d.renameTopic(old, t.Name)
+		}
+	}
+	if f.Title != nil {
+		t.Title = *f.Title
+	}
+	if create && t.Title == "" {
+		t.Title = t.Name
+	}
+	if f.Description != nil {
+		desc := *f.Description
+		t.Description = &desc
+	}
+	if f.ClearAvatar {
+		t.Avatar = nil
+	} else if f.Avatar != nil {
+		t.Avatar = f.Avatar
+	}
+	return nil
+}
+
+func (d *Data) renameTopic(old, name string) {
+	for _, p := range d.projects {
+		for i, n := range p.Topics {
+			if strings.EqualFold(n, old) {
+				p.Topics[i] = name
+			}
+		}
+	}
+}
+
+// Topic returns the topic with id.
+func (d *Data) Topic(id int) *Topic { return d.topics[id] }
+
+// TopicByName finds a topic by name within an organization, case-insensitively.
+func (d *Data) TopicByName(name string, org int) *Topic {
+	for _, t := range d.topics {
+		if t.OrganizationID == org && strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Topics returns every topic in id order.
+func (d *Data) Topics() []*Topic {
+	out := make([]*Topic, 0, len(d.topics))
+	for _, t := range d.topics {
+		out = append(out, t)
+	}
+	sortByID(out, func(t *Topic) int { return t.ID })
+	return out
+}
+
+// TopicProjects counts the projects assigned to t.
+func (d *Data) TopicProjects(t *Topic) int {
+	n := 0
+	for _, p := range d.projects {
+		if p.HasTopic(t.Name) {
+			n++
+		}
+	}
+	return n
+}
+
+// HasTopic reports whether p carries the topic name.
+func (p *Project) HasTopic(name string) bool {
+	for _, n := range p.Topics {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteTopic removes t and its assignments to projects.
+func (d *Data) DeleteTopic(t *Topic) {
+	for _, p := range d.projects {
+		p.Topics = removeFold(p.Topics, t.Name)
+	}
+	delete(d.topics, t.ID)
+}
+
+// MergeTopics moves source's projects to target and deletes source; both must
+// belong to one organization (spec, Topics and States: topic merge).
+func (d *Data) MergeTopics(source, target *Topic) error {
+	if source.ID == target.ID {
+		return Invalid("source_topic_id", "must be different from target_topic_id")
+	}
+	if source.OrganizationID != target.OrganizationID {
+		return Invalid("target_topic_id", "must belong to the same organization as the source topic")
+	}
+	for _, p := range d.projects {
+		if p.HasTopic(source.Name) {
+			p.Topics = removeFold(p.Topics, source.Name)
+			if !p.HasTopic(target.Name) {
+				p.Topics = append(p.Topics, target.Name)
+			}
+		}
+	}
+	delete(d.topics, source.ID)
+	return nil
+}
+
+// ensureTopics creates missing topics for the names a project is given and
+// returns the names, deduplicated, as the topics spell them.
+func (d *Data) ensureTopics(names []string) []string {
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" || containsFold(out, n) {
+			continue
+		}
+		t := d.TopicByName(n, DefaultOrganization)
+		if t == nil {
+			t = &Topic{ID: d.next("topic"), Name: n, Title: n, OrganizationID: DefaultOrganization}
+			d.topics[t.ID] = t
+		}
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func containsFold(s []string, x string) bool {
+	for _, e := range s {
+		if strings.EqualFold(e, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func removeFold(s []string, x string) []string {
+	out := s[:0]
+	for _, e := range s {
+		if !strings.EqualFold(e, x) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,351 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// User is a user account.
+type User struct {
+	ID               int
+	Username         string
+	Name             string
+	Email            string
+	State            string // active, blocked
+	Admin            bool
+	Auditor          bool
+	External         bool
+	Type             string // human, project_bot, internal (ghost and support bots)
+	CanCreateGroup   bool
+	CanCreateProject bool
+	ProjectsLimit    int
+	PrivateProfile   bool
+	TwoFactor        bool
+	Bio              string
+	Location         string
+	PublicEmail      string
+	Skype            string
+	Linkedin         string
+	Twitter          string
+	WebsiteURL       string
+	Organization     string
+	JobTitle         string
+	Pronouns         string
+	Note             string
+	ThemeID          int
+	ColorSchemeID    int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	ConfirmedAt      *time.Time
+	CreatedByID      int // 0 when the user registered themselves
+	NamespaceID      int
+	Identities       []Identity
+	CustomAttributes map[string]string
+	LastActivityOn   *time.Time
+	CurrentSignInAt  *time.Time
+	Locked           bool
+}
+
+// Identity links a user to an external provider.
+type Identity struct {
+	Provider       string
+	ExternUID      string
+	SAMLProviderID *int
+}
+
+// Token is a personal access token.
+type Token struct {
+	ID        int
+	Name      string
+	Secret    string
+	UserID    int
+	Scopes    []string
+	CreatedAt time.Time
+	ExpiresAt *time.Time
+	Revoked   bool
+}
+
+// HasScope reports whether the token carries one of scopes.
+func (t *Token) HasScope(scopes ...string) bool {
+	for _, have := range t.Scopes {
+		for _, want := range scopes {
+			if have == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Active reports whether the token may still be used.
+func (t *Token) Active(now time.Time) bool {
+	return !t.Revoked && (t.ExpiresAt == nil || now.Before(t.ExpiresAt.Add(24*time.Hour)))
+}
+
+// Human reports whether the user is a person rather than a bot.
+func (u *User) Human() bool { return u.Type == "" || u.Type == "human" }
+
+// Active reports whether the account is not blocked.
+func (u *User) Active() bool { return u.State == "active" }
+
+// NewUser holds what POST /users accepts.
+type NewUser struct {
+	Username, Name, Email, Password string
+	Admin, External, Auditor        bool
+	CanCreateGroup                  *bool
+	SkipConfirmation                bool
+	ProjectsLimit                   *int
+	Bio, Location, PublicEmail      string
+	Skype, Linkedin, Twitter        string
+	WebsiteURL, Organization        string
+	JobTitle, Pronouns, Note        string
+	PrivateProfile                  bool
+	ExternUID, Provider             string
+	Type                            string
+	CreatedByID                     int
+}
+
+var (
+	usernameRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+	emailRe    = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
+)
+
+// CreateUser validates and stores a user with a personal namespace.
+func (d *Data) CreateUser(n NewUser) (*User, error) {
+	v := &ValidationError{Fields: map[string][]string{}}
+	if n.Username == "" {
+		v.Fields["username"] = append(v.Fields["username"], "can't be blank")
+	} else if !usernameRe.MatchString(n.Username) || strings.HasSuffix(n.Username, ".git") || len(n.Username) > 255 {
+		v.Fields["username"] = append(v.Fields["username"], "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.")
+	} else if d.userByName[strings.ToLower(n.Username)] != nil || d.namespacePathTaken(n.Username, 0) {
+		v.Fields["username"] = append(v.Fields["username"], "has already been taken")
+	}
+	if n.Name == "" {
+		v.Fields["name"] = append(v.Fields["name"], "can't be blank")
+	}
+	if n.Email == "" {
+		v.Fields["email"] = append(v.Fields["email"], "can't be blank")
+	} else if !emailRe.MatchString(n.Email) {
+		v.Fields["email"] = append(v.Fields["email"], "is invalid")
+	} else if d.emailTaken(n.Email) {
+		v.Fields["email"] = append(v.Fields["email"], "has already been taken")
+	}
+	if n.Password != "" && len(n.Password) < 8 {
+		v.Fields["password"] = append(v.Fields["password"], "is too short (minimum is 8 characters)")
+	}
+	if len(v.Fields) > 0 {
+		return nil, v
+	}
+	now := d.Now()
+	u := &User{
+		ID: d.next("user"), Username: n.Username, Name: n.Name, Email: n.Email, State: "active",
+		Admin: n.Admin, External: n.External, Auditor: n.Auditor, Type: n.Type,
+		CanCreateGroup: true, CanCreateProject: true, ProjectsLimit: 100000,
+		Bio: n.Bio, Location: n.Location, PublicEmail: n.PublicEmail, Skype: n.Skype,
+		Linkedin: n.Linkedin, Twitter: n.Twitter, WebsiteURL: n.WebsiteURL,
+		Organization: n.Organization, JobTitle: n.JobTitle, Pronouns: n.Pronouns, Note: n.Note,
+		PrivateProfile: n.PrivateProfile, ThemeID: 3, ColorSchemeID: 1,
+		CreatedAt: now, UpdatedAt: now, CreatedByID: n.CreatedByID,
+	}
+	if u.Type == "" {
+		u.Type = "human"
+	}
+	if n.CanCreateGroup != nil {
+		u.CanCreateGroup = *n.CanCreateGroup
+	}
+	if n.ProjectsLimit != nil {
+		u.ProjectsLimit = *n.ProjectsLimit
+	}
+	if n.External {
+		u.CanCreateGroup = n.CanCreateGroup != nil && *n.CanCreateGroup
+	}
+	if n.SkipConfirmation || n.CreatedByID == 0 {
+		c := now
+		u.ConfirmedAt = &c
+	}
+	if n.ExternUID != "" && n.Provider != "" {
+		u.Identities = []Identity{{Provider: n.Provider, ExternUID: n.ExternUID}}
+	}
+	ns := &UserNamespace{ID: d.next("namespace"), UserID: u.ID}
+	u.NamespaceID = ns.ID
+	d.userNS[ns.ID] = ns
+	d.users = append(d.users, u)
+	d.userByID[u.ID] = u
+	d.userByName[strings.ToLower(u.Username)] = u
+	d.usersCache = nil
+	return u, nil
+}
+
+func (d *Data) emailTaken(email string) bool {
+	for _, u := range d.users {
+		if strings.EqualFold(u.Email, email) {
+			return true
+		}
+	}
+	return false
+}
+
+// User returns the user with id.
+func (d *Data) User(id int) *User { return d.userByID[id] }
+
+// UserByUsername returns the user with username, case-insensitively.
+func (d *Data) UserByUsername(username string) *User {
+	return d.userByName[strings.ToLower(username)]
+}
+
+// UserCount is the number of users.
+func (d *Data) UserCount() int { return len(d.users) }
+
+// UsersOrdered returns every user ordered by field (id, name, username,
+// created_at, updated_at) ascending with id as the tie-breaker. Orderings are
+// cached until the next write so a keyset page costs the same at any depth.
+func (d *Data) UsersOrdered(field string) []*User {
+	if field == "id" || field == "" {
+		return d.users
+	}
+	if d.usersCache == nil {
+		d.usersCache = map[string][]*User{}
+	}
+	if c, ok := d.usersCache[field]; ok {
+		return c
+	}
+	out := append([]*User(nil), d.users...)
+	sort.SliceStable(out, func(i, j int) bool {
+		c := CompareUsers(out[i], out[j], field)
+		return c < 0
+	})
+	d.usersCache[field] = out
+	return out
+}
+
+// CompareUsers orders two users by field, then by id.
+func CompareUsers(a, b *User, field string) int {
+	var c int
+	switch field {
+	case "name":
+		c = strings.Compare(a.Name, b.Name)
+	case "username":
+		c = strings.Compare(a.Username, b.Username)
+	case "created_at":
+		c = a.CreatedAt.Compare(b.CreatedAt)
+	case "updated_at":
+		c = a.UpdatedAt.Compare(b.UpdatedAt)
+	}
+	if c != 0 {
+		return c
+	}
+	switch {
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// SetUserState blocks or unblocks a user.
+func (d *Data) SetUserState(u *User, state string) {
+	u.State = state
+	u.UpdatedAt = d.Now()
+	d.usersCache = nil
+}
+
+// DeleteUser removes a user, their tokens, memberships, requests and personal projects.
+func (d *Data) DeleteUser(u *User) {
+	for k := range d.members {
+		if k.User == u.ID {
+			delete(d.members, k)
+		}
+	}
+	for k := range d.requests {
+		if k.User == u.ID {
+			delete(d.requests, k)
+		}
+	}
+	for s, t := range d.tokens {
+		if t.UserID == u.ID {
+			delete(d.tokens, s)
+		}
+	}
+	for _, p := range d.projects {
+		if p.NamespaceID == u.NamespaceID {
+			d.deleteProject(p)
+		}
+	}
+	delete(d.userNS, u.NamespaceID)
+	delete(d.userByID, u.ID)
+	delete(d.userByName, strings.ToLower(u.Username))
+	for i, x := range d.users {
+		if x == u {
+			d.users = append(d.users[:i:i], d.users[i+1:]...)
+			break
+		}
+	}
+	d.usersCache = nil
+}
+
+// CreateToken issues a personal access token. An empty secret draws a random one.
+func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.Time, secret string) (*Token, error) {
+	v := &ValidationError{Fields: map[string][]string{}}
+	if name == "" {
+		v.Fields["name"] = []string{"can't be blank"}
+	}
+	if len(scopes) == 0 {
+		v.Fields["scopes"] = []string{"can't be blank"}
+	}
+	for _, s := range scopes {
+		if !KnownScope(s) {
+			v.Fields["scopes"] = append(v.Fields["scopes"], "can only contain available scopes")
+			break
+		}
+	}
+	if secret != "" && d.tokens[secret] != nil {
+		v.Fields["token"] = []string{"has already been taken"}
+	}
+	if len(v.Fields) > 0 {
+		return nil, v
+	}
+	if secret == "" {
+		secret = NewSecret("glpat-")
+	}
+	t := &Token{ID: d.next("token"), Name: name, Secret: secret, UserID: u.ID,
+		Scopes: append([]string(nil), scopes...), CreatedAt: d.Now(), ExpiresAt: expires}
+	d.tokens[secret] = t
+	return t, nil
+}
+
+// KnownScope reports whether s is a token scope the reference knows.
+func KnownScope(s string) bool {
+	switch s {
+	case "api", "read_api", "read_user", "read_repository", "write_repository",
+		"read_registry", "write_registry", "sudo", "admin_mode", "create_runner", "manage_runner", "ai_features", "k8s_proxy":
+		return true
+	}
+	return false
+}
+
+// TokenBySecret returns the token with that secret.
+func (d *Data) TokenBySecret(secret string) *Token { return d.tokens[secret] }
+
+// NewSecret returns a random token with prefix.
+func NewSecret(prefix string) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // the system's random source failing is not recoverable
+	}
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// HasProjectMembership reports whether u is a direct member of any project.
+func (d *Data) HasProjectMembership(u *User) bool {
+	for k := range d.members {
+		if k.User == u.ID && k.Type == SourceProject {
+			return true
+		}
+	}
+	return false
+}

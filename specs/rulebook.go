@@ -1,0 +1,279 @@
+// Package specs holds the rulebook: the spec's endpoints and observable rules as data.
+package specs
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Param is one documented parameter of an endpoint.
+type Param struct {
+	Name     string   `yaml:"name" json:"name"`
+	Type     string   `yaml:"type" json:"type"` // string, integer, boolean, datetime, date, array, hash, file
+	Required bool     `yaml:"required,omitempty" json:"required,omitempty"`
+	Default  any      `yaml:"default,omitempty" json:"default,omitempty"`
+	Values   []string `yaml:"values,omitempty" json:"values,omitempty"`
+	Admin    bool     `yaml:"admin,omitempty" json:"admin,omitempty"` // honoured for administrators only
+	Paid     bool     `yaml:"paid,omitempty" json:"paid,omitempty"`
+}
+
+// Endpoint is one method and path of the API, in the spec's own path syntax.
+type Endpoint struct {
+	ID           string  `yaml:"id" json:"id"`
+	Area         string  `yaml:"-" json:"area"`
+	Method       string  `yaml:"method" json:"method"`
+	Path         string  `yaml:"path" json:"path"` // under /api/v4, e.g. /groups/:id/members/all
+	Who          string  `yaml:"who" json:"who"`   // anonymous, authenticated, admin, or a role name
+	Params       []Param `yaml:"params,omitempty" json:"params,omitempty"`
+	Status       int     `yaml:"status" json:"status"`                         // success status
+	Statuses     []int   `yaml:"statuses,omitempty" json:"statuses,omitempty"` // other statuses it may answer
+	Schema       string  `yaml:"schema,omitempty" json:"schema,omitempty"`     // schema of the success body
+	Array        bool    `yaml:"array,omitempty" json:"array,omitempty"`       // success body is an array of Schema
+	Pagination   string  `yaml:"pagination,omitempty" json:"pagination,omitempty"`
+	Provisioning bool    `yaml:"provisioning,omitempty" json:"provisioning,omitempty"`
+	Deprecated   bool    `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
+
+	segments []string
+}
+
+// Rule is one statement of the spec a client can observe.
+type Rule struct {
+	ID       string `yaml:"id" json:"id"`
+	Area     string `yaml:"-" json:"area"`
+	Endpoint string `yaml:"endpoint,omitempty" json:"endpoint,omitempty"`
+	Says     string `yaml:"says" json:"says"`
+	Source   string `yaml:"source" json:"source"`
+	Paid     bool   `yaml:"paid,omitempty" json:"paid,omitempty"`
+}
+
+type areaFile struct {
+	Area      string     `yaml:"area"`
+	Endpoints []Endpoint `yaml:"endpoints"`
+	Rules     []Rule     `yaml:"rules"`
+}
+
+// Rulebook is the whole rulebook, indexed.
+type Rulebook struct {
+	Endpoints []*Endpoint
+	Rules     []*Rule
+	Digest    string
+
+	endpoints map[string]*Endpoint
+	rules     map[string]*Rule
+}
+
+// idPattern keeps IDs usable as Ginkgo labels, which reject &|!,()/ and spaces.
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(\.[a-z0-9_-]+)+$`)
+
+var (
+	defaultOnce sync.Once
+	defaultBook *Rulebook
+	defaultErr  error
+)
+
+// Default returns the embedded rulebook, loaded once; it panics on a malformed
+// rulebook because every caller needs it at init and a broken one is a build defect.
+func Default() *Rulebook {
+	defaultOnce.Do(func() { defaultBook, defaultErr = Load(files) })
+	if defaultErr != nil {
+		panic(defaultErr)
+	}
+	return defaultBook
+}
+
+// Load reads every *.yaml file of fsys as one area of the rulebook.
+func Load(fsys fs.FS) (*Rulebook, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	b := &Rulebook{endpoints: map[string]*Endpoint{}, rules: map[string]*Rule{}}
+	h := sha256.New()
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		h.Write([]byte(name))
+		h.Write(data)
+		var af areaFile
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&af); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if af.Area == "" {
+			return nil, fmt.Errorf("%s: no area", name)
+		}
+		for i := range af.Endpoints {
+			e := &af.Endpoints[i]
+			e.Area = af.Area
+			if err := b.addEndpoint(e); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		for i := range af.Rules {
+			r := &af.Rules[i]
+			r.Area = af.Area
+			if !idPattern.MatchString(r.ID) {
+				return nil, fmt.Errorf("%s: rule id %q is not of the form area.topic.n", name, r.ID)
+			}
+			if _, dup := b.rules[r.ID]; dup {
+				return nil, fmt.Errorf("%s: rule %s defined twice", name, r.ID)
+			}
+			if r.Says == "" || r.Source == "" {
+				return nil, fmt.Errorf("%s: rule %s needs says and source", name, r.ID)
+			}
+			b.rules[r.ID] = r
+			b.Rules = append(b.Rules, r)
+		}
+	}
+	for _, r := range b.Rules {
+		if r.Endpoint != "" && b.endpoints[r.Endpoint] == nil {
+			return nil, fmt.Errorf("rule %s names unknown endpoint %s", r.ID, r.Endpoint)
+		}
+	}
+	b.Digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return b, nil
+}
+
+func (b *Rulebook) addEndpoint(e *Endpoint) error {
+	if !idPattern.MatchString(e.ID) {
+		return fmt.Errorf("endpoint id %q is not of the form area.name", e.ID)
+	}
+	if _, dup := b.endpoints[e.ID]; dup {
+		return fmt.Errorf("endpoint %s defined twice", e.ID)
+	}
+	switch e.Method {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE":
+	default:
+		return fmt.Errorf("endpoint %s: method %q", e.ID, e.Method)
+	}
+	if !strings.HasPrefix(e.Path, "/") {
+		return fmt.Errorf("endpoint %s: path %q must start with /", e.ID, e.Path)
+	}
+	if e.Status == 0 {
+		return fmt.Errorf("endpoint %s: no success status", e.ID)
+	}
+	switch e.Pagination {
+	case "", "none", "offset", "keyset":
+	default:
+		return fmt.Errorf("endpoint %s: pagination %q", e.ID, e.Pagination)
+	}
+	e.segments = splitPath(e.Path)
+	b.endpoints[e.ID] = e
+	b.Endpoints = append(b.Endpoints, e)
+	return nil
+}
+
+// Endpoint returns the endpoint with the given ID, or nil.
+func (b *Rulebook) Endpoint(id string) *Endpoint { return b.endpoints[id] }
+
+// Rule returns the rule with the given ID, or nil.
+func (b *Rulebook) Rule(id string) *Rule { return b.rules[id] }
+
+// Match finds the endpoint for a method and an escaped path under /api/v4
+// (for example /groups/a%2Fb/members). Placeholders match one escaped segment,
+// which is how the spec makes un-encoded paths match nothing. Literal segments
+// win over placeholders so /users/:id never shadows a longer literal route.
+func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
+	segs := splitPath(escapedPath)
+	var best *Endpoint
+	bestScore := -1
+	for _, e := range b.Endpoints {
+		if e.Method != method || len(e.segments) != len(segs) {
+			continue
+		}
+		score, ok := 0, true
+		for i, s := range e.segments {
+			if strings.HasPrefix(s, ":") {
+				if segs[i] == "" {
+					ok = false
+					break
+				}
+				continue
+			}
+			if s != segs[i] {
+				ok = false
+				break
+			}
+			score++
+		}
+		if ok && score > bestScore {
+			best, bestScore = e, score
+		}
+	}
+	return best
+}
+
+// Pattern returns the endpoint path in net/http ServeMux syntax ({name} wildcards).
+func (e *Endpoint) Pattern() string {
+	segs := make([]string, len(e.segments))
+	for i, s := range e.segments {
+		if strings.HasPrefix(s, ":") {
+			s = "{" + s[1:] + "}"
+		}
+		segs[i] = s
+	}
+	p := "/" + strings.Join(segs, "/")
+	if strings.HasSuffix(e.Path, "/") && len(segs) > 0 {
+		p += "/{$}"
+	}
+	return p
+}
+
+// Param returns the named parameter, or nil.
+func (e *Endpoint) Param(name string) *Param {
+	for i := range e.Params {
+		if e.Params[i].Name == name {
+			return &e.Params[i]
+		}
+	}
+	return nil
+}
+
+// Allows reports whether status is one the endpoint may answer.
+func (e *Endpoint) Allows(status int) bool {
+	if status == e.Status {
+		return true
+	}
+	for _, s := range e.Statuses {
+		if s == status {
+			return true
+		}
+	}
+	return false
+}
+
+// RulesOf returns the rules attached to an endpoint.
+func (b *Rulebook) RulesOf(endpointID string) []*Rule {
+	var out []*Rule
+	for _, r := range b.Rules {
+		if r.Endpoint == endpointID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func splitPath(p string) []string {
+	p = strings.TrimPrefix(p, "/")
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}

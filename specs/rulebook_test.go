@@ -1,0 +1,38 @@
+package specs
+
+import "testing"
+
+func TestDefaultLoads(t *testing.T) {
+	b := Default()
+	if len(b.Endpoints) == 0 || len(b.Rules) == 0 {
+		t.Fatalf("empty rulebook: %d endpoints, %d rules", len(b.Endpoints), len(b.Rules))
+	}
+}
+
+func TestMatch(t *testing.T) {
+	b := Default()
+	cases := []struct{ method, path, want string }{
+		{"GET", "/users/5", "users.get"},
+		{"POST", "/users/5/block", "users.block"},
+		{"GET", "/projects/a%2Fb", "projects.get"},
+		{"GET", "/projects/a/b", ""},
+		{"GET", "/user", "users.current"},
+	}
+	for _, c := range cases {
+		got := ""
+		if e := b.Match(c.method, c.path); e != nil {
+			got = e.ID
+		}
+		if got != c.want {
+			t.Errorf("Match(%s %s) = %q, want %q", c.method, c.path, got, c.want)
+		}
+	}
+}
+
+func TestPattern(t *testing.T) {
+	e := &Endpoint{Path: "/projects/:id/"}
+	e.segments = splitPath(e.Path)
+	if got := e.Pattern(); got != "/projects/{id}/{$}" {
+		t.Errorf("Pattern = %q", got)
+	}
+}
