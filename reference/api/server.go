@@ -125,7 +125,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
 		return
 	}
-	h.ServeHTTP(w, r)
+	// Handler does not set path values; ServeHTTP matches again and does.
+	s.mux.ServeHTTP(w, r)
 }
 
 type statusProbe struct {

@@ -2,8 +2,8 @@ package store
 
 import (
 	"cmp"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )

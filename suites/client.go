@@ -1,0 +1,283 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+
+	"v4cert/schemas"
+	"v4cert/specs"
+)
+
+// Client calls the target API as one identity. Every answer it receives is
+// checked against the schema the rulebook names for the endpoint it matched,
+// so no spec can forget to validate a body.
+type Client struct {
+	Base  string // target base URL, without /api/v4
+	Token string // PRIVATE-TOKEN; empty calls anonymously
+	HTTP  *http.Client
+}
+
+// Response is one answer, with the request that produced it.
+type Response struct {
+	Method   string
+	URL      string
+	Status   int
+	Header   http.Header
+	Body     []byte
+	Endpoint *specs.Endpoint
+	ReqBody  string
+}
+
+// JSON returns the body as a gjson result for reading fields.
+func (r *Response) JSON() gjson.Result { return gjson.ParseBytes(r.Body) }
+
+// Get reads a field of the JSON body by gjson path.
+func (r *Response) Get(path string) gjson.Result { return gjson.GetBytes(r.Body, path) }
+
+// IDs returns the id of every element of an array body, in order.
+func (r *Response) IDs() []int {
+	var out []int
+	for _, e := range r.JSON().Array() {
+		out = append(out, int(e.Get("id").Int()))
+	}
+	return out
+}
+
+// Strings returns field of every element of an array body.
+func (r *Response) Strings(field string) []string {
+	var out []string
+	for _, e := range r.JSON().Array() {
+		out = append(out, e.Get(field).String())
+	}
+	return out
+}
+
+func (r *Response) String() string {
+	body := string(r.Body)
+	if len(body) > 2000 {
+		body = body[:2000] + "…"
+	}
+	return fmt.Sprintf("%s %s\n→ %d\n%s", r.Method, r.URL, r.Status, body)
+}
+
+// Opt shapes one request.
+type Opt func(*request)
+
+type request struct {
+	query       []string
+	body        io.Reader
+	contentType string
+	bodyText    string
+	header      http.Header
+	noCheck     bool
+	rawPath     bool
+}
+
+// Q adds a query parameter (sent escaped).
+func Q(name string, value any) Opt {
+	return func(r *request) {
+		r.query = append(r.query, url.QueryEscape(name)+"="+url.QueryEscape(fmt.Sprint(value)))
+	}
+}
+
+// RawQ adds a query string fragment exactly as given.
+func RawQ(raw string) Opt { return func(r *request) { r.query = append(r.query, raw) } }
+
+// Body sends v as a JSON body.
+func Body(v any) Opt {
+	return func(r *request) {
+		b, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		r.body, r.contentType, r.bodyText = bytes.NewReader(b), "application/json", string(b)
+	}
+}
+
+// Form sends a form-encoded body; values keep the order given (name, value, name, value…).
+func Form(pairs ...string) Opt {
+	return func(r *request) {
+		var parts []string
+		for i := 0; i+1 < len(pairs); i += 2 {
+			parts = append(parts, url.QueryEscape(pairs[i])+"="+url.QueryEscape(pairs[i+1]))
+		}
+		s := strings.Join(parts, "&")
+		r.body, r.contentType, r.bodyText = strings.NewReader(s), "application/x-www-form-urlencoded", s
+	}
+}
+
+// Multipart sends fields and one file as multipart/form-data.
+func Multipart(fields map[string]string, fileField, fileName string, content []byte) Opt {
+	return func(r *request) {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		for k, v := range fields {
+			Expect(w.WriteField(k, v)).To(Succeed())
+		}
+		if fileField != "" {
+			fw, err := w.CreateFormFile(fileField, fileName)
+			Expect(err).NotTo(HaveOccurred())
+			fw.Write(content)
+		}
+		Expect(w.Close()).To(Succeed())
+		r.body, r.contentType, r.bodyText = &buf, w.FormDataContentType(), "(multipart)"
+	}
+}
+
+// Header sets a request header.
+func Header(name, value string) Opt { return func(r *request) { r.header.Set(name, value) } }
+
+// Unchecked skips schema validation, for answers the spec leaves unshaped.
+func Unchecked() Opt { return func(r *request) { r.noCheck = true } }
+
+// As returns a client for another token (empty: anonymous).
+func (c *Client) As(token string) *Client {
+	cp := *c
+	cp.Token = token
+	return &cp
+}
+
+// Anonymous returns a client without credentials.
+func (c *Client) Anonymous() *Client { return c.As("") }
+
+func (c *Client) Get(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodGet, path, opts...)
+}
+func (c *Client) Head(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodHead, path, opts...)
+}
+func (c *Client) Post(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodPost, path, opts...)
+}
+func (c *Client) Put(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodPut, path, opts...)
+}
+func (c *Client) Patch(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodPatch, path, opts...)
+}
+func (c *Client) Delete(ctx context.Context, path string, opts ...Opt) *Response {
+	return c.Do(ctx, http.MethodDelete, path, opts...)
+}
+
+// Do sends one request. path is under /api/v4 and already escaped as it must
+// travel (use PathID for `:id` values); a path starting with "!" is sent
+// relative to the server root instead.
+func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Response {
+	GinkgoHelper()
+	req := &request{header: http.Header{}}
+	for _, o := range opts {
+		o(req)
+	}
+	full := c.Base + "/api/v4" + path
+	apiPath := path
+	if strings.HasPrefix(path, "!") {
+		full, apiPath = c.Base+path[1:], ""
+	}
+	if len(req.query) > 0 {
+		sep := "?"
+		if strings.Contains(full, "?") {
+			sep = "&"
+		}
+		full += sep + strings.Join(req.query, "&")
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, full, req.body)
+	Expect(err).NotTo(HaveOccurred(), "building %s %s", method, full)
+	hr.Header = req.header
+	if req.contentType != "" {
+		hr.Header.Set("Content-Type", req.contentType)
+	}
+	if c.Token != "" && hr.Header.Get("PRIVATE-TOKEN") == "" {
+		hr.Header.Set("PRIVATE-TOKEN", c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	start := time.Now()
+	res, err := hc.Do(hr)
+	Expect(err).NotTo(HaveOccurred(), "%s %s", method, full)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	Expect(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
+	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
+	if apiPath != "" {
+		p := apiPath
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		resp.Endpoint = specs.Default().Match(method, p)
+		if resp.Endpoint == nil && method == http.MethodHead {
+			resp.Endpoint = specs.Default().Match(http.MethodGet, p)
+		}
+	}
+	exchanges.add(resp, time.Since(start))
+	if !req.noCheck {
+		Expect(resp).To(MatchEndpointSchema())
+	}
+	return resp
+}
+
+// PathID escapes a full path for use as `:id` (group/sub becomes group%2Fsub).
+func PathID(fullPath string) string { return url.PathEscape(fullPath) }
+
+// exchangeLog keeps the current spec's exchanges for the report of a failure.
+type exchangeLog struct {
+	mu   sync.Mutex
+	last []*Response
+}
+
+var exchanges = &exchangeLog{}
+
+func (l *exchangeLog) add(r *Response, _ time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = append(l.last, r)
+	if len(l.last) > 6 {
+		l.last = l.last[len(l.last)-6:]
+	}
+}
+
+func (l *exchangeLog) drain() []*Response {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.last
+	l.last = nil
+	return out
+}
+
+// validateBody checks a response against its endpoint's schema: success bodies
+// against the endpoint's resource, error bodies against the error shape.
+func validateBody(r *Response) error {
+	if r.Method == http.MethodHead || len(bytes.TrimSpace(r.Body)) == 0 {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if r.Status >= 400 {
+		if !strings.HasPrefix(ct, "application/json") {
+			return fmt.Errorf("error answer has Content-Type %q, want application/json", ct)
+		}
+		return schemas.Validate("error", r.Body)
+	}
+	e := r.Endpoint
+	if e == nil || e.Schema == "" || r.Status != e.Status {
+		return nil
+	}
+	if !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("answer has Content-Type %q, want application/json", ct)
+	}
+	if e.Array {
+		return schemas.ValidateArray(e.Schema, r.Body)
+	}
+	return schemas.Validate(e.Schema, r.Body)
+}

@@ -1,0 +1,161 @@
+// Package suites holds the conformance specs: every rule of the rulebook as an
+// executable Ginkgo spec, runnable against any implementation of the API.
+//
+// The specs live in ordinary files so that `v4cert certify` can compile them
+// in and drive RunSpecs itself; suites_test.go runs the same specs under
+// `go test` and `go tool ginkgo`.
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	gtypes "github.com/onsi/ginkgo/v2/types"
+
+	"v4cert/reference"
+	"v4cert/reference/store"
+	"v4cert/specs"
+)
+
+// Target is the implementation under test.
+type Target struct {
+	Base      string `json:"base"`
+	Token     string `json:"token"`
+	InProcess bool   `json:"in_process"`
+	Salt      string `json:"salt"`
+}
+
+// api is the administrator's client; every spec provisions through it or
+// through clients of the users it creates.
+var (
+	api    *Client
+	target Target
+)
+
+// book is loaded at init: data-driven specs need it while the tree is built.
+var book = specs.Default()
+
+// TargetFromEnv reads V4CERT_TARGET and V4CERT_TOKEN; ok is false when the
+// suites should start the reference in-process.
+func TargetFromEnv() (Target, bool) {
+	base := strings.TrimSuffix(os.Getenv("V4CERT_TARGET"), "/")
+	base = strings.TrimSuffix(base, "/api/v4")
+	if base == "" {
+		return Target{}, false
+	}
+	salt := os.Getenv("V4CERT_SALT")
+	if salt == "" {
+		salt = store.NewSecret("")[:6]
+	}
+	return Target{Base: base, Token: os.Getenv("V4CERT_TOKEN"), Salt: salt}, true
+}
+
+// startReference serves a fresh reference on a loopback port for this run.
+func startReference() Target {
+	token := store.NewSecret("glpat-")
+	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed"})
+	Expect(err).NotTo(HaveOccurred())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	srv := &http.Server{Handler: inst.Server, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	DeferCleanup(func(ctx context.Context) { srv.Shutdown(ctx) })
+	return Target{Base: "http://" + ln.Addr().String(), Token: token, InProcess: true, Salt: os.Getenv("V4CERT_SALT")}
+}
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	t, ok := TargetFromEnv()
+	if !ok {
+		t = startReference()
+	}
+	Expect(t.Token).NotTo(BeEmpty(), "V4CERT_TOKEN must hold an administrator token when V4CERT_TARGET is set")
+	data, err := json.Marshal(t)
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}, func(data []byte) {
+	Expect(json.Unmarshal(data, &target)).To(Succeed())
+	api = &Client{Base: target.Base, Token: target.Token, HTTP: &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 16, Proxy: http.ProxyFromEnvironment},
+	}}
+	me := api.Get(context.Background(), "/user")
+	Expect(me).To(HaveStatus(200), "the administrator token must authenticate")
+	Expect(me.Get("is_admin").Bool()).To(BeTrue(), "V4CERT_TOKEN must belong to an administrator")
+})
+
+// The exchanges of a failed spec go into the report, secrets and all left to
+// the report writer to redact.
+var _ = AfterEach(func() {
+	ex := exchanges.drain()
+	if !CurrentSpecReport().Failed() {
+		return
+	}
+	for _, r := range ex {
+		AddReportEntry("exchange", ReportEntryVisibilityFailureOrVerbose, r.String())
+	}
+})
+
+// Traceability: every rule has a spec labelled rule:<id>, every rule:,
+// endpoint: and area: label names something in the rulebook. Checked only on a
+// full run (no label filter, no focus), where it is meaningful.
+var _ = ReportAfterSuite("traceability", func(r Report) {
+	if r.SuiteConfig.LabelFilter != "" || len(r.SuiteConfig.FocusStrings) > 0 || len(r.SuiteConfig.FocusFiles) > 0 ||
+		r.SuiteConfig.DryRun || os.Getenv("V4CERT_NO_TRACE") != "" {
+		return
+	}
+	problems := Traceability(r)
+	Expect(problems).To(BeEmpty(), "traceability between the rulebook and the suites")
+})
+
+// Traceability lists what a report and the rulebook disagree on.
+func Traceability(r Report) []string {
+	covered := map[string]bool{}
+	var problems []string
+	areas := map[string]bool{}
+	for _, e := range book.Endpoints {
+		areas[e.Area] = true
+	}
+	for _, rule := range book.Rules {
+		areas[rule.Area] = true
+	}
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != gtypes.NodeTypeIt {
+			continue
+		}
+		for _, l := range s.Labels() {
+			kind, id, ok := strings.Cut(l, ":")
+			if !ok {
+				continue
+			}
+			switch kind {
+			case "rule":
+				if book.Rule(id) == nil {
+					problems = append(problems, "spec "+s.FullText()+" names unknown rule "+id)
+				}
+				covered[id] = true
+			case "endpoint":
+				if book.Endpoint(id) == nil {
+					problems = append(problems, "spec "+s.FullText()+" names unknown endpoint "+id)
+				}
+			case "area":
+				if !areas[id] {
+					problems = append(problems, "spec "+s.FullText()+" names unknown area "+id)
+				}
+			}
+		}
+	}
+	for _, rule := range book.Rules {
+		if !covered[rule.ID] {
+			problems = append(problems, "rule "+rule.ID+" has no spec labelled rule:"+rule.ID)
+		}
+	}
+	return problems
+}
