@@ -16,7 +16,7 @@ var want = []string{
 	"access_level", "access_request", "billable_member", "billable_membership",
 	"error", "error_cherry_pick", "error_missing_attribute", "error_spam", "error_validation",
 	"group", "group_list_entry", "member", "personal_access_token",
-	"project", "project_embedded", "project_group_link", "shared_with_group",
+	"project", "project_embedded", "project_group_link", "project_simple", "shared_with_group",
 	"topic", "user", "user_admin", "user_list_entry", "user_reference",
 }
 

@@ -112,6 +112,7 @@ func (s *Server) prepare(c *Ctx) error {
 		if err := s.sudo(c); err != nil {
 			return err
 		}
+		s.recordActivity(c.Caller) // last_activity_on of billable members
 	}
 	switch c.Endpoint.Who {
 	case "anonymous":

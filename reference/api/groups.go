@@ -1,7 +1,11 @@
 package api
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"v4cert/reference/access"
 	"v4cert/reference/store"
@@ -9,10 +13,15 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"groups.create":                (*Server).createGroup,
-		"groups.delete":                (*Server).deleteGroup,
-		"groups.share":                 (*Server).shareGroup,
-		"groups.custom-attributes.set": (*Server).setGroupCustomAttribute,
+		"groups.create":                        (*Server).createGroup,
+		"groups.delete":                        (*Server).deleteGroup,
+		"groups.share":                         (*Server).shareGroup,
+		"groups.custom-attributes.set":         (*Server).setGroupCustomAttribute,
+		"groups.get":                           (*Server).getGroup,
+		"groups.list":                          (*Server).listGroups,
+		"groups.projects":                      (*Server).listGroupProjects,
+		"groups.project-star":                  (*Server).starProject,
+		"groups.project-custom-attributes.set": (*Server).setProjectCustomAttribute,
 	})
 }
 
@@ -113,6 +122,424 @@ func (s *Server) setGroupCustomAttribute(c *Ctx) error {
 			return err
 		}
 		g.CustomAttributes[key] = value
+		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
+	})
+}
+
+// getGroup implements GET /groups/:id (rules groups.get.*): anonymous callers
+// reach public groups, hidden groups are 404, runners_token and
+// enabled_git_access_protocol go to administrators and Owners only
+// (Authentication 7).
+func (s *Server) getGroup(c *Ctx) error {
+	in := c.In()
+	withCA := in.BoolOr("with_custom_attributes", false)
+	withProjects := in.BoolOr("with_projects", true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		g, err := c.groupOf(d, "id")
+		if err != nil {
+			return err
+		}
+		out := c.view(d).groupDetail(g, c.groupRole(d, g) >= access.Owner, withProjects)
+		if withCA && c.Admin() {
+			ca := customAttributes(g.CustomAttributes)
+			out.CustomAttributes = &ca
+		}
+		return c.JSON(http.StatusOK, out)
+	})
+}
+
+// ListGroupsOptions are the filters and orderings of GET /groups.
+type ListGroupsOptions struct {
+	SkipGroups           []int
+	AllAvailable         bool
+	Search               *string
+	OrderBy, Sort        string
+	Statistics           bool
+	Visibility           *string
+	WithCustomAttributes bool
+	Owned                bool
+	MinAccessLevel       *access.Level
+	TopLevelOnly         bool
+	RepositoryStorage    *string
+	MarkedForDeletionOn  *time.Time
+	CustomAttributes     map[string]string
+}
+
+func (c *Ctx) readListGroupsOptions() (ListGroupsOptions, error) {
+	in := c.In()
+	o := ListGroupsOptions{
+		SkipGroups: in.Ints("skip_groups"), Search: in.String("search"),
+		OrderBy:    deref(in.Enum("order_by", "name", "path", "id", "similarity"), "name"),
+		Sort:       deref(in.Enum("sort", "asc", "desc"), "asc"),
+		Statistics: in.BoolOr("statistics", false), Visibility: in.Enum("visibility", "public", "internal", "private"),
+		WithCustomAttributes: in.BoolOr("with_custom_attributes", false), Owned: in.BoolOr("owned", false),
+		TopLevelOnly: in.BoolOr("top_level_only", false), RepositoryStorage: in.String("repository_storage"),
+		MarkedForDeletionOn: in.Date("marked_for_deletion_on"), CustomAttributes: in.Hash("custom_attributes"),
+	}
+	// all_available defaults to true for administrators only.
+	o.AllAvailable = in.BoolOr("all_available", c.Admin())
+	min := in.Int("min_access_level")
+	if err := in.Err(); err != nil {
+		return o, err
+	}
+	if min != nil {
+		lv := access.Level(*min)
+		if !lv.Assignable() {
+			return o, invalidParam("min_access_level")
+		}
+		o.MinAccessLevel = &lv
+	}
+	if !c.Admin() {
+		// Administrator options are read (and type-checked) but have no effect.
+		o.Statistics, o.WithCustomAttributes, o.RepositoryStorage, o.CustomAttributes = false, false, nil, nil
+	}
+	return o, nil
+}
+
+// match applies every filter of GET /groups to g for caller u.
+func (o ListGroupsOptions) match(d *store.Data, u *store.User, g *store.Group) bool {
+	if !d.CanSeeGroup(u, g) {
+		return false
+	}
+	// owned and min_access_level take precedence over all_available; without a
+	// signed-in caller only public groups remain (CanSeeGroup saw to that).
+	switch {
+	case o.Owned:
+		if d.GroupAccess(u, g) < access.Owner {
+			return false
+		}
+	case o.MinAccessLevel != nil:
+		if d.GroupAccess(u, g) < *o.MinAccessLevel {
+			return false
+		}
+	case u != nil && !o.AllAvailable:
+		if d.GroupAccess(u, g) == access.None {
+			return false
+		}
+	}
+	if slices.Contains(o.SkipGroups, g.ID) {
+		return false
+	}
+	if o.Search != nil && *o.Search != "" {
+		q := strings.ToLower(*o.Search)
+		if !strings.Contains(strings.ToLower(d.FullPath(g)), q) && !strings.Contains(strings.ToLower(d.FullName(g)), q) {
+			return false
+		}
+	}
+	if o.Visibility != nil && g.Visibility != *o.Visibility {
+		return false
+	}
+	if o.TopLevelOnly && g.ParentID != 0 {
+		return false
+	}
+	if o.RepositoryStorage != nil && *o.RepositoryStorage != store.GroupStorage {
+		return false
+	}
+	// Deletion is immediate in the reference, so no group is ever marked for
+	// deletion on any date.
+	if o.MarkedForDeletionOn != nil {
+		return false
+	}
+	for k, want := range o.CustomAttributes {
+		if g.CustomAttributes[k] != want {
+			return false
+		}
+	}
+	return true
+}
+
+// sortGroups orders groups as GET /groups does: by the field with ties broken
+// by id ascending; similarity ranks the closest path (then name) to search
+// first, then subgroups before top-level groups, then newer first, and falls
+// back to name order when there is no search.
+func sortGroups(d *store.Data, gs []*store.Group, o ListGroupsOptions) {
+	if o.OrderBy == "similarity" && o.Search != nil && *o.Search != "" {
+		score := map[int]float64{}
+		for _, g := range gs {
+			score[g.ID] = store.Similarity(g.Path, *o.Search) + 0.7*store.Similarity(g.Name, *o.Search)
+		}
+		slices.SortStableFunc(gs, func(a, b *store.Group) int {
+			if c := cmp.Compare(score[b.ID], score[a.ID]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.ParentID, a.ParentID); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.ID, a.ID)
+		})
+		return
+	}
+	field := o.OrderBy
+	if field == "similarity" {
+		field = "name"
+	}
+	slices.SortStableFunc(gs, func(a, b *store.Group) int {
+		var c int
+		switch field {
+		case "name":
+			c = strings.Compare(a.Name, b.Name)
+		case "path":
+			c = strings.Compare(a.Path, b.Path)
+		case "id":
+			c = cmp.Compare(a.ID, b.ID)
+		}
+		if o.Sort == "desc" {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(a.ID, b.ID)
+		}
+		return c
+	})
+}
+
+// listGroups implements GET /groups (rules groups.list.*, limits.pagination.5):
+// offset pagination, and keyset pagination ordered by name ascending.
+func (s *Server) listGroups(c *Ctx) error {
+	o, err := c.readListGroupsOptions()
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		v := c.view(d)
+		render := func(g *store.Group) any {
+			out := v.groupEntry(g, o.Statistics)
+			if o.WithCustomAttributes {
+				ca := customAttributes(g.CustomAttributes)
+				out.CustomAttributes = &ca
+			}
+			return out
+		}
+		match := func(g *store.Group) bool { return o.match(d, c.Caller, g) }
+		byName := func() []*store.Group {
+			all := d.Groups()
+			sortGroups(d, all, ListGroupsOptions{OrderBy: "name", Sort: "asc"})
+			return all
+		}
+		ks := &Keyset[*store.Group]{Sorts: []string{"asc"}, DefaultOrder: "name", DefaultSort: "asc", Match: match,
+			Orders: map[string]KeysetOrder[*store.Group]{
+				"name": {Sorted: byName, Key: func(g *store.Group) Cursor { return Cursor{V: g.Name, ID: g.ID} }},
+			}}
+		var items []*store.Group
+		for _, g := range d.Groups() {
+			if match(g) {
+				items = append(items, g)
+			}
+		}
+		sortGroups(d, items, o)
+		return Paginate(c, items, ks, render)
+	})
+}
+
+// ListGroupProjectsOptions are the filters and orderings of GET /groups/:id/projects.
+type ListGroupProjectsOptions struct {
+	Archived                 *bool
+	Visibility, Search       *string
+	OrderBy, Sort            string
+	Simple, Owned, Starred   bool
+	Topics                   []string
+	WithIssuesEnabled        bool
+	WithMergeRequestsEnabled bool
+	WithShared               bool
+	IncludeSubgroups         bool
+	MinAccessLevel           *access.Level
+	WithCustomAttributes     bool
+	WithSecurityReports      bool
+}
+
+func (c *Ctx) readListGroupProjectsOptions() (ListGroupProjectsOptions, error) {
+	in := c.In()
+	o := ListGroupProjectsOptions{
+		Archived: in.Bool("archived"), Visibility: in.Enum("visibility", "public", "internal", "private"),
+		Search: in.String("search"),
+		OrderBy: deref(in.Enum("order_by", "id", "name", "path", "created_at", "updated_at", "similarity",
+			"star_count", "last_activity_at"), "created_at"),
+		Sort:   deref(in.Enum("sort", "asc", "desc"), "desc"),
+		Simple: in.BoolOr("simple", false), Owned: in.BoolOr("owned", false), Starred: in.BoolOr("starred", false),
+		Topics:                   in.Strings("topic"),
+		WithIssuesEnabled:        in.BoolOr("with_issues_enabled", false),
+		WithMergeRequestsEnabled: in.BoolOr("with_merge_requests_enabled", false),
+		WithShared:               in.BoolOr("with_shared", true), IncludeSubgroups: in.BoolOr("include_subgroups", false),
+		WithCustomAttributes: in.BoolOr("with_custom_attributes", false),
+		WithSecurityReports:  in.BoolOr("with_security_reports", false),
+	}
+	min := in.Int("min_access_level")
+	if err := in.Err(); err != nil {
+		return o, err
+	}
+	if min != nil {
+		lv := access.Level(*min)
+		if !lv.Assignable() {
+			return o, invalidParam("min_access_level")
+		}
+		o.MinAccessLevel = &lv
+	}
+	if !c.Admin() {
+		o.WithCustomAttributes = false
+	}
+	return o, nil
+}
+
+// match applies the filters of GET /groups/:id/projects to p for caller u.
+func (o ListGroupProjectsOptions) match(d *store.Data, u *store.User, p *store.Project) bool {
+	// owned and min_access_level count the caller's own access, for
+	// administrators too; otherwise visibility decides.
+	switch {
+	case u == nil:
+		if p.Visibility != "public" {
+			return false
+		}
+	case o.Owned:
+		if d.ProjectAccess(u, p) < access.Owner {
+			return false
+		}
+	case o.MinAccessLevel != nil:
+		if d.ProjectAccess(u, p) < *o.MinAccessLevel {
+			return false
+		}
+	default:
+		if !d.CanSeeProject(u, p) {
+			return false
+		}
+	}
+	if o.Archived != nil && p.Archived != *o.Archived {
+		return false
+	}
+	if o.Visibility != nil && p.Visibility != *o.Visibility {
+		return false
+	}
+	if o.Search != nil && *o.Search != "" {
+		q := strings.ToLower(*o.Search)
+		if !strings.Contains(strings.ToLower(p.Name), q) && !strings.Contains(strings.ToLower(p.Path), q) &&
+			!strings.Contains(strings.ToLower(p.Description), q) {
+			return false
+		}
+	}
+	if o.Starred && u != nil && !p.StarredBy(u) {
+		return false
+	}
+	for _, t := range o.Topics {
+		if t = strings.TrimSpace(t); t != "" && !p.HasTopic(t) {
+			return false
+		}
+	}
+	if o.WithIssuesEnabled && !p.IssuesEnabled || o.WithMergeRequestsEnabled && !p.MergeRequestsEnabled {
+		return false
+	}
+	// No pipeline of the reference produces security report artifacts.
+	if o.WithSecurityReports {
+		return false
+	}
+	return true
+}
+
+// sortGroupProjects orders GET /groups/:id/projects; similarity ignores sort:
+// with a search the closest path, name (then description) comes first, and
+// without one the order is by name ascending.
+func sortGroupProjects(ps []*store.Project, o ListGroupProjectsOptions) {
+	if o.OrderBy != "similarity" {
+		sortProjects(ps, o.OrderBy, o.Sort)
+		return
+	}
+	if o.Search == nil || *o.Search == "" {
+		sortProjects(ps, "name", "asc")
+		return
+	}
+	score := map[int]float64{}
+	for _, p := range ps {
+		score[p.ID] = store.Similarity(p.Path, *o.Search) + store.Similarity(p.Name, *o.Search) +
+			0.5*store.Similarity(p.Description, *o.Search)
+	}
+	slices.SortStableFunc(ps, func(a, b *store.Project) int {
+		if c := cmp.Compare(score[b.ID], score[a.ID]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+}
+
+// listGroupProjects implements GET /groups/:id/projects (rules groups.projects.*).
+func (s *Server) listGroupProjects(c *Ctx) error {
+	o, err := c.readListGroupProjectsOptions()
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		g, err := c.groupOf(d, "id")
+		if err != nil {
+			return err
+		}
+		candidates := d.GroupProjects(g, o.IncludeSubgroups)
+		if o.WithShared {
+			for _, p := range d.SharedProjects(g) {
+				if !slices.Contains(candidates, p) {
+					candidates = append(candidates, p)
+				}
+			}
+		}
+		var items []*store.Project
+		for _, p := range candidates {
+			if o.match(d, c.Caller, p) {
+				items = append(items, p)
+			}
+		}
+		sortGroupProjects(items, o)
+		v := c.view(d)
+		return Paginate(c, items, nil, func(p *store.Project) any {
+			var ca []map[string]string
+			if o.WithCustomAttributes {
+				ca = customAttributes(p.CustomAttributes)
+			}
+			if o.Simple {
+				out := v.projectSimple(p)
+				out.CustomAttributes = ca
+				return out
+			}
+			out := v.project(p)
+			out.CustomAttributes = ca
+			return out
+		})
+	})
+}
+
+// starProject implements the platform's POST /projects/:id/star (provisioning
+// for the starred filter of GET /groups/:id/projects): 201 with the project,
+// 304 when the caller had already starred it.
+func (s *Server) starProject(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if !d.StarProject(p, c.Caller) {
+			c.W.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+		return c.JSON(http.StatusCreated, c.view(d).project(p))
+	})
+}
+
+// setProjectCustomAttribute implements the platform's PUT
+// /projects/:id/custom_attributes/:key (provisioning for with_custom_attributes
+// of GET /groups/:id/projects).
+func (s *Server) setProjectCustomAttribute(c *Ctx) error {
+	value := c.In().Require("value").StringOr("value", "")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	key := c.R.PathValue("key")
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if p.CustomAttributes == nil {
+			p.CustomAttributes = map[string]string{}
+		}
+		p.CustomAttributes[key] = value
 		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 	})
 }

@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 
 	"v4cert/reference/access"
 	"v4cert/reference/store"
@@ -9,8 +11,20 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"members.group.create":   (*Server).createGroupMember,
-		"members.project.create": (*Server).createProjectMember,
+		"members.group.create":         (*Server).createGroupMember,
+		"members.project.create":       (*Server).createProjectMember,
+		"members.group.list":           (*Server).listGroupMembers,
+		"members.project.list":         (*Server).listProjectMembers,
+		"members.group.list-all":       (*Server).listAllGroupMembers,
+		"members.project.list-all":     (*Server).listAllProjectMembers,
+		"members.group.get":            (*Server).getGroupMember,
+		"members.project.get":          (*Server).getProjectMember,
+		"members.group.get-all":        (*Server).getAllGroupMember,
+		"members.project.get-all":      (*Server).getAllProjectMember,
+		"members.billable.list":        (*Server).listBillableMembers,
+		"members.billable.memberships": (*Server).listBillableMemberships,
+		"members.billable.indirect":    (*Server).listBillableIndirectMemberships,
+		"members.billable.delete":      (*Server).deleteBillableMember,
 	})
 }
 
@@ -74,4 +88,242 @@ func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 		}
 		return c.JSON(http.StatusCreated, c.view(d).member(m, int(m.Access)))
 	})
+}
+
+// ListMembersOptions are the inputs of GET .../members and .../members/all.
+type ListMembersOptions struct {
+	Query        *string
+	UserIDs      []int
+	SkipUsers    []int
+	ShowSeatInfo bool
+	// State filters .../members/all by membership state (paid tier).
+	State *string
+}
+
+func (c *Ctx) readListMembersOptions(all bool) (ListMembersOptions, error) {
+	in := c.In()
+	o := ListMembersOptions{Query: in.String("query"), UserIDs: in.Ints("user_ids"),
+		ShowSeatInfo: in.BoolOr("show_seat_info", false)}
+	if all {
+		o.State = in.Enum("state", "awaiting", "active")
+	} else {
+		// skip_users belongs to the direct list only (Members table).
+		o.SkipUsers = in.Ints("skip_users")
+	}
+	return o, in.Err()
+}
+
+// matchUserSearch is the platform's user search for members: name or username
+// containing the term, ignoring case, or the exact public email.
+func matchUserSearch(u *store.User, q string) bool {
+	if q == "" {
+		return true
+	}
+	l := strings.ToLower(q)
+	return strings.Contains(strings.ToLower(u.Name), l) || strings.Contains(strings.ToLower(u.Username), l) ||
+		(u.PublicEmail != "" && strings.EqualFold(u.PublicEmail, q))
+}
+
+func (o ListMembersOptions) match(u *store.User) bool {
+	if o.Query != nil && !matchUserSearch(u, *o.Query) {
+		return false
+	}
+	if o.UserIDs != nil && !slices.Contains(o.UserIDs, u.ID) {
+		return false
+	}
+	if slices.Contains(o.SkipUsers, u.ID) {
+		return false
+	}
+	// Every membership of the reference is active: none awaits a seat.
+	if o.State != nil && *o.State == "awaiting" {
+		return false
+	}
+	return true
+}
+
+// memberEntry is one user as a members list shows them: the membership the
+// entry comes from and the level it grants there.
+type memberEntry struct {
+	User   *store.User
+	Member *store.Member
+	Level  access.Level
+}
+
+// directMembers are the entries of GET .../members: the source's own members.
+func directMembers(d *store.Data, src *source) []memberEntry {
+	var out []memberEntry
+	for _, m := range d.DirectMembers(src.Type, src.ID) {
+		if u := d.User(m.UserID); u != nil {
+			out = append(out, memberEntry{User: u, Member: m, Level: m.Access})
+		}
+	}
+	return out
+}
+
+// allMembers are the entries of GET .../members/all: direct, inherited and
+// invited members, the highest level winning per user, in user-id order.
+// Members of an invited group the caller may not see through are left out
+// (rule members.visibility.1).
+func (c *Ctx) allMembers(d *store.Data, src *source) []memberEntry {
+	sees := map[int]bool{}
+	seesVia := func(l *store.Link) bool {
+		v, ok := sees[l.ID]
+		if !ok {
+			v = c.seesInvitedMembers(d, src, l)
+			sees[l.ID] = v
+		}
+		return v
+	}
+	var out []memberEntry
+	for uid, gs := range d.Grants(src.Type, src.ID) {
+		u := d.User(uid)
+		if u == nil {
+			continue
+		}
+		kept := gs[:0:0]
+		for _, g := range gs {
+			if g.Via == nil || seesVia(g.Via) {
+				kept = append(kept, g)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		best := store.Best(kept)
+		out = append(out, memberEntry{User: u, Member: best.Member, Level: best.Level})
+	}
+	slices.SortFunc(out, func(a, b memberEntry) int { return a.User.ID - b.User.ID })
+	return out
+}
+
+// seesInvitedMembers applies the Members section: members of an invited
+// group are returned when that group is public, or the requester belongs to
+// it, or to the shared group or project. Administrators see every member.
+func (c *Ctx) seesInvitedMembers(d *store.Data, src *source, l *store.Link) bool {
+	if c.Admin() {
+		return true
+	}
+	invited := d.Group(l.GroupID)
+	if invited == nil {
+		return false
+	}
+	if invited.Visibility == "public" || d.IsMemberOf(c.Caller, invited) {
+		return true
+	}
+	// src.Role covers inherited access, so belonging to the group the
+	// invitation sits on (the source or an ancestor) counts as well.
+	return src.Role > access.None
+}
+
+// MemberSeatJSON is a member with the is_using_seat flag of show_seat_info.
+type MemberSeatJSON struct {
+	MemberJSON
+	IsUsingSeat *bool `json:"is_using_seat,omitempty"`
+}
+
+func (c *Ctx) memberRenderer(d *store.Data, src *source, seatInfo bool) func(memberEntry) any {
+	v := c.view(d)
+	var seat func(*store.User) bool
+	if seatInfo {
+		seat = d.SeatHolders(src.Type, src.ID)
+	}
+	return func(e memberEntry) any {
+		out := MemberSeatJSON{MemberJSON: v.member(e.Member, int(e.Level))}
+		if seat != nil {
+			b := seat(e.User)
+			out.IsUsingSeat = &b
+		}
+		return out
+	}
+}
+
+func (s *Server) listGroupMembers(c *Ctx) error { return s.listMembers(c, store.SourceGroup, false) }
+
+func (s *Server) listProjectMembers(c *Ctx) error {
+	return s.listMembers(c, store.SourceProject, false)
+}
+
+func (s *Server) listAllGroupMembers(c *Ctx) error { return s.listMembers(c, store.SourceGroup, true) }
+
+func (s *Server) listAllProjectMembers(c *Ctx) error {
+	return s.listMembers(c, store.SourceProject, true)
+}
+
+// listMembers implements GET /groups/:id/members, /projects/:id/members and
+// their /all forms (rules members.list.*, members.list-all.*,
+// members.visibility.*, members.access.*, members.fields.*).
+func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
+	o, err := c.readListMembersOptions(all)
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		src, err := c.sourceOf(d, t)
+		if err != nil {
+			return err
+		}
+		entries := directMembers(d, src)
+		if all {
+			entries = c.allMembers(d, src)
+		}
+		items := entries[:0:0]
+		for _, e := range entries {
+			if o.match(e.User) {
+				items = append(items, e)
+			}
+		}
+		return Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
+	})
+}
+
+func (s *Server) getGroupMember(c *Ctx) error { return s.getMember(c, store.SourceGroup, false) }
+
+func (s *Server) getProjectMember(c *Ctx) error { return s.getMember(c, store.SourceProject, false) }
+
+func (s *Server) getAllGroupMember(c *Ctx) error { return s.getMember(c, store.SourceGroup, true) }
+
+func (s *Server) getAllProjectMember(c *Ctx) error { return s.getMember(c, store.SourceProject, true) }
+
+// memberNotFound is the platform's answer for a user who is not a member.
+func memberNotFound() *Error { return errorf(http.StatusNotFound, "404 Not found") }
+
+// getMember implements GET .../members/:user_id (direct member, rules
+// members.get.*) and GET .../members/all/:user_id (rules members.get-all.*).
+func (s *Server) getMember(c *Ctx, t store.SourceType, all bool) error {
+	return s.store.Read(func(d *store.Data) error {
+		src, err := c.sourceOf(d, t)
+		if err != nil {
+			return err
+		}
+		uid, err := c.PathInt("user_id", "Member")
+		if err != nil {
+			return memberNotFound()
+		}
+		entries := directMembers(d, src)
+		if all {
+			entries = c.allMembers(d, src)
+		}
+		for _, e := range entries {
+			if e.User.ID == uid {
+				return c.JSON(http.StatusOK, c.memberRenderer(d, src, false)(e))
+			}
+		}
+		return memberNotFound()
+	})
+}
+
+// recordActivity keeps the caller's last_activity_on current, as the platform
+// does for authenticated API requests; it writes at most once a day per user.
+func (s *Server) recordActivity(u *store.User) {
+	var stale bool
+	s.store.Read(func(d *store.Data) error {
+		stale = d.NeedsActivity(u)
+		return nil
+	})
+	if stale {
+		s.store.Write(func(d *store.Data) error {
+			d.RecordActivity(u.ID)
+			return nil
+		})
+	}
 }

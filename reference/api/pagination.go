@@ -36,7 +36,8 @@ func (c *Ctx) perPage() (int, error) {
 // Paginate answers a list with offset pagination (Limits, pagination rules 1
 // and 2), or keyset pagination when the caller asks for it and ks says how.
 // items must already be filtered and in the requested order.
-func Paginate[T any](c *Ctx, items []T, ks *Keyset[T], render func(T) any) error {
+// Rendering into a typed slice lets encoding/json skip an interface per item.
+func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) error {
 	if c.P.Has("pagination") {
 		mode := c.In().Enum("pagination", "offset", "keyset")
 		if err := c.In().Err(); err != nil {
@@ -93,7 +94,7 @@ func Paginate[T any](c *Ctx, items []T, ks *Keyset[T], render func(T) any) error
 		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(max(pages, 1)), "per_page": strconv.Itoa(per)}))
 	}
 	h.Set("Link", strings.Join(links, ", "))
-	out := make([]any, 0, end-start)
+	out := make([]R, 0, end-start)
 	for _, it := range items[start:end] {
 		out = append(out, render(it))
 	}
@@ -138,7 +139,7 @@ func (a Cursor) compare(b Cursor) int {
 	return 0
 }
 
-func keysetPage[T any](c *Ctx, ks *Keyset[T], render func(T) any) error {
+func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) error {
 	in := c.In()
 	orderBy := in.StringOr("order_by", ks.DefaultOrder)
 	sortDir := in.StringOr("sort", ks.DefaultSort)
@@ -182,7 +183,7 @@ func keysetPage[T any](c *Ctx, ks *Keyset[T], render func(T) any) error {
 	if desc {
 		step = -1
 	}
-	out := make([]any, 0, per)
+	out := make([]R, 0, per)
 	var last T
 	for ; i >= 0 && i < len(sorted) && len(out) < per; i += step {
 		it := sorted[i]
@@ -258,6 +259,14 @@ func (c *Ctx) link(rel string, set map[string]string) string {
 		if key == "private_token" || key == "job_token" {
 			continue // credentials never travel in links
 		}
+		if strings.IndexFunc(pair, unsafeInLink) >= 0 {
+			// A raw `>` (or a byte no URI may hold) would end or break the
+			// link; the same parameter re-encoded means the same.
+			_, v, _ := strings.Cut(pair, "=")
+			value, _ := url.QueryUnescape(v) // the request's parameters decoded, so this does too
+			add(key, value)
+			continue
+		}
 		if !first {
 			b.WriteString("&")
 		}
@@ -278,6 +287,17 @@ func (c *Ctx) link(rel string, set map[string]string) string {
 	b.WriteString(rel)
 	b.WriteString(`"`)
 	return b.String()
+}
+
+// unsafeInLink reports bytes a query may carry raw but a URI inside a Link
+// header may not: anything outside RFC 3986's unreserved, sub-delims,
+// ":@/?%" and the brackets clients leave unencoded in name[] keys.
+func unsafeInLink(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-._~!$&'()*+,;=:@/?%[]", r)
 }
 
 // baseURL is scheme://host of the service as the caller reached it.

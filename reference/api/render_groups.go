@@ -42,12 +42,46 @@ type GroupJSON struct {
 	// RunnersToken and EnabledGitAccessProtocol are shown to administrators and owners only.
 	RunnersToken             *string `json:"runners_token,omitempty"`
 	EnabledGitAccessProtocol *string `json:"enabled_git_access_protocol,omitempty"`
-	// Projects and SharedProjects are deprecated (removal planned in API v5), at most 100 each.
-	Projects         []ProjectJSON       `json:"projects,omitempty"`
-	SharedProjects   []ProjectJSON       `json:"shared_projects,omitempty"`
-	Statistics       map[string]int      `json:"statistics,omitempty"`
-	RootStorageStats map[string]any      `json:"root_storage_statistics,omitempty"`
-	CustomAttributes []map[string]string `json:"custom_attributes,omitempty"`
+	// Projects and SharedProjects are deprecated (removal planned in API v5), at
+	// most 100 each; nil omits them (with_projects=false and list entries).
+	//
+	// Deprecated: the spec plans their removal in API v5.
+	Projects *[]ProjectJSON `json:"projects,omitempty"`
+	// Deprecated: the spec plans its removal in API v5.
+	SharedProjects   *[]ProjectJSON         `json:"shared_projects,omitempty"`
+	Statistics       *GroupStatistics       `json:"statistics,omitempty"`
+	RootStorageStats *RootStorageStatistics `json:"root_storage_statistics,omitempty"`
+	// CustomAttributes is set (possibly empty) only with with_custom_attributes=true for administrators.
+	CustomAttributes *[]map[string]string `json:"custom_attributes,omitempty"`
+}
+
+// GroupStatistics is the statistics object of a list entry (statistics=true, administrators).
+type GroupStatistics struct {
+	StorageSize           int64 `json:"storage_size"`
+	RepositorySize        int64 `json:"repository_size"`
+	WikiSize              int64 `json:"wiki_size"`
+	LFSObjectsSize        int64 `json:"lfs_objects_size"`
+	JobArtifactsSize      int64 `json:"job_artifacts_size"`
+	PipelineArtifactsSize int64 `json:"pipeline_artifacts_size"`
+	PackagesSize          int64 `json:"packages_size"`
+	SnippetsSize          int64 `json:"snippets_size"`
+	UploadsSize           int64 `json:"uploads_size"`
+}
+
+// RootStorageStatistics is root_storage_statistics, shown for top-level groups only.
+type RootStorageStatistics struct {
+	BuildArtifactsSize               int64 `json:"build_artifacts_size"`
+	ContainerRegistrySize            int64 `json:"container_registry_size"`
+	ContainerRegistrySizeIsEstimated bool  `json:"container_registry_size_is_estimated"`
+	DependencyProxySize              int64 `json:"dependency_proxy_size"`
+	LFSObjectsSize                   int64 `json:"lfs_objects_size"`
+	PackagesSize                     int64 `json:"packages_size"`
+	PipelineArtifactsSize            int64 `json:"pipeline_artifacts_size"`
+	RepositorySize                   int64 `json:"repository_size"`
+	SnippetsSize                     int64 `json:"snippets_size"`
+	StorageSize                      int64 `json:"storage_size"`
+	UploadsSize                      int64 `json:"uploads_size"`
+	WikiSize                         int64 `json:"wiki_size"`
 }
 
 // group renders g; privileged adds the owner/administrator-only fields.
@@ -65,7 +99,7 @@ func (v *view) group(g *store.Group, privileged bool) GroupJSON {
 			"allow_force_push": false,
 			"allowed_to_merge": []map[string]int{{"access_level": 40}},
 		},
-		AvatarURL: strOrNil(g.AvatarURL), RequestAccessEnabled: g.RequestAccessEnabled, RepositoryStorage: "default",
+		AvatarURL: strOrNil(g.AvatarURL), RequestAccessEnabled: g.RequestAccessEnabled, RepositoryStorage: store.GroupStorage,
 		FullName: v.d.FullName(g), FullPath: full, CreatedAt: ts(g.CreatedAt),
 		SharedWithGroups: v.sharedWith(store.SourceGroup, g.ID),
 	}
@@ -118,4 +152,81 @@ func (v *view) member(m *store.Member, lv int) MemberJSON {
 		out.CreatedBy = v.userRefByID(m.CreatedByID)
 	}
 	return out
+}
+
+// groupDetail renders GET /groups/:id: the group, owner-only fields when
+// privileged, and (withProjects) the deprecated projects and shared_projects
+// the caller may see, at most 100 each (rules groups.get.*).
+func (v *view) groupDetail(g *store.Group, privileged, withProjects bool) GroupJSON {
+	out := v.group(g, privileged)
+	if withProjects {
+		own := v.visibleProjects(v.d.GroupProjects(g, false))
+		shared := v.visibleProjects(v.d.SharedProjects(g))
+		out.Projects, out.SharedProjects = &own, &shared
+	}
+	return out
+}
+
+// groupDetailLimit is the spec's cap on projects and shared_projects (Limits).
+const groupDetailLimit = 100
+
+// visibleProjects renders the projects the caller may see, newest first as
+// the platform lists them, keeping at most groupDetailLimit.
+func (v *view) visibleProjects(ps []*store.Project) []ProjectJSON {
+	out := []ProjectJSON{}
+	for i := len(ps) - 1; i >= 0 && len(out) < groupDetailLimit; i-- {
+		if v.d.CanSeeProject(v.caller, ps[i]) {
+			out = append(out, v.project(ps[i]))
+		}
+	}
+	return out
+}
+
+// groupEntry renders a GET /groups list entry: the list form, which never
+// carries the owner-only fields, with statistics when asked by an administrator.
+func (v *view) groupEntry(g *store.Group, statistics bool) GroupJSON {
+	out := v.group(g, false)
+	if statistics {
+		// The in-memory reference stores no repository, wiki or artifact bytes,
+		// so every size sums to zero; the shape is what the spec fixes.
+		out.Statistics = &GroupStatistics{}
+		if g.ParentID == 0 {
+			out.RootStorageStats = &RootStorageStatistics{}
+		}
+	}
+	return out
+}
+
+// ProjectSimpleJSON is the simple form of GET /groups/:id/projects?simple=true.
+type ProjectSimpleJSON struct {
+	ID                int                 `json:"id"`
+	Description       *string             `json:"description"`
+	Name              string              `json:"name"`
+	NameWithNamespace string              `json:"name_with_namespace"`
+	Path              string              `json:"path"`
+	PathWithNamespace string              `json:"path_with_namespace"`
+	CreatedAt         string              `json:"created_at"`
+	DefaultBranch     *string             `json:"default_branch"`
+	TagList           []string            `json:"tag_list"`
+	Topics            []string            `json:"topics"`
+	SSHURLToRepo      string              `json:"ssh_url_to_repo"`
+	HTTPURLToRepo     string              `json:"http_url_to_repo"`
+	WebURL            string              `json:"web_url"`
+	AvatarURL         *string             `json:"avatar_url"`
+	StarCount         int                 `json:"star_count"`
+	ForksCount        int                 `json:"forks_count"`
+	LastActivityAt    string              `json:"last_activity_at"`
+	Namespace         NamespaceJSON       `json:"namespace"`
+	CustomAttributes  []map[string]string `json:"custom_attributes,omitempty"`
+}
+
+func (v *view) projectSimple(p *store.Project) ProjectSimpleJSON {
+	f := v.project(p)
+	return ProjectSimpleJSON{
+		ID: f.ID, Description: f.Description, Name: f.Name, NameWithNamespace: f.NameWithNamespace,
+		Path: f.Path, PathWithNamespace: f.PathWithNamespace, CreatedAt: f.CreatedAt, DefaultBranch: f.DefaultBranch,
+		TagList: f.TagList, Topics: f.Topics, SSHURLToRepo: f.SSHURLToRepo, HTTPURLToRepo: f.HTTPURLToRepo,
+		WebURL: f.WebURL, AvatarURL: f.AvatarURL, StarCount: f.StarCount, ForksCount: f.ForksCount,
+		LastActivityAt: f.LastActivityAt, Namespace: f.Namespace,
+	}
 }

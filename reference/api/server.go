@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -113,7 +114,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The mux would redirect an unclean path (//, /./, /../) or one missing
+	// the trailing slash of a {$} pattern; the spec knows no such redirect,
+	// and such a path names no endpoint.
+	if !isCleanPath(r.URL.EscapedPath()) {
+		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		return
+	}
 	h, pattern := s.mux.Handler(r)
+	if strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(r.URL.EscapedPath(), "/") {
+		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		return
+	}
 	if pattern == "" {
 		// The mux answers 404 or 405 itself; ask it which, then answer in JSON.
 		probe := &statusProbe{header: http.Header{}}
@@ -127,6 +139,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Handler does not set path values; ServeHTTP matches again and does.
 	s.mux.ServeHTTP(w, r)
+}
+
+// isCleanPath reports whether p is already in the form the mux routes
+// without redirecting (net/http's cleanPath keeps a trailing slash).
+func isCleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 type statusProbe struct {

@@ -143,6 +143,8 @@ func (v *Values) addMultipart(body io.Reader, boundary string) error {
 			}
 		}
 	}
+	// A multipart body is a form too: name[0][key] makes an array of hashes.
+	v.normalizeValues()
 	return nil
 }
 
@@ -166,8 +168,17 @@ func (v *Values) addQuery(raw string) error {
 			return err
 		}
 	}
-	v.m = normalize(v.m).(map[string]any)
+	v.normalizeValues()
 	return nil
+}
+
+// normalizeValues applies normalize below the top level: top-level names that
+// happen to be digits (0=a&1=b) stay names rather than turning the whole tree
+// into an array.
+func (v *Values) normalizeValues() {
+	for k, val := range v.m {
+		v.m[k] = normalize(val)
+	}
 }
 
 // maxDepth bounds bracket nesting; deeper keys are a client error, not recursion.

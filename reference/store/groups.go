@@ -178,11 +178,12 @@ func (d *Data) Root(g *Group) *Group {
 // Descendants returns every subgroup below g (not g itself).
 func (d *Data) Descendants(g *Group) []*Group {
 	var out []*Group
-	for _, c := range d.Groups() {
+	for _, c := range d.groups {
 		if c.ID != g.ID && d.IsAncestor(g, c) {
 			out = append(out, c)
 		}
 	}
+	sortByID(out, func(g *Group) int { return g.ID })
 	return out
 }
 

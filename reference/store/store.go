@@ -90,10 +90,11 @@ type Data struct {
 
 	seq map[string]int
 
-	users      []*User // ascending id
-	userByID   map[int]*User
-	userByName map[string]*User // lower-cased username
-	tokens     map[string]*Token
+	users       []*User // ascending id
+	userByID    map[int]*User
+	userByName  map[string]*User // lower-cased username
+	userByEmail map[string]*User // lower-cased email
+	tokens      map[string]*Token
 
 	groups     map[int]*Group
 	userNS     map[int]*UserNamespace // namespace id -> personal namespace
@@ -113,17 +114,18 @@ type memberKey struct {
 
 func newData(clock Clock) *Data {
 	return &Data{
-		Now:        clock,
-		seq:        map[string]int{},
-		userByID:   map[int]*User{},
-		userByName: map[string]*User{},
-		tokens:     map[string]*Token{},
-		groups:     map[int]*Group{},
-		userNS:     map[int]*UserNamespace{},
-		projects:   map[int]*Project{},
-		members:    map[memberKey]*Member{},
-		requests:   map[memberKey]*AccessRequest{},
-		topics:     map[int]*Topic{},
+		Now:         clock,
+		seq:         map[string]int{},
+		userByID:    map[int]*User{},
+		userByName:  map[string]*User{},
+		userByEmail: map[string]*User{},
+		tokens:      map[string]*Token{},
+		groups:      map[int]*Group{},
+		userNS:      map[int]*UserNamespace{},
+		projects:    map[int]*Project{},
+		members:     map[memberKey]*Member{},
+		requests:    map[memberKey]*AccessRequest{},
+		topics:      map[int]*Topic{},
 	}
 }
 

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"path"
 	"strings"
 )
 
@@ -12,6 +14,8 @@ type Topic struct {
 	Description    *string
 	OrganizationID int
 	Avatar         *Avatar
+	// AvatarVersion changes with every upload so that avatar URLs change too.
+	AvatarVersion int
 }
 
 // Avatar is an uploaded image.
@@ -19,6 +23,17 @@ type Avatar struct {
 	Filename string
 	Content  []byte
 }
+
+// avatarFormats and maxAvatarBytes are the platform's avatar rules.
+var avatarFormats = []string{"png", "jpg", "jpeg", "gif", "bmp", "tiff", "ico", "webp"}
+
+const maxAvatarBytes = 200 * 1024
+
+// The reasons a merge of topics is refused, worded as the platform words them.
+var (
+	ErrTopicsIdentical    = errors.New("The source topic and the target topic are identical.")
+	ErrTopicsOrganization = errors.New("The source topic and the target topic must belong to the same organization.")
+)
 
 // DefaultOrganization is the organization every topic belongs to unless told otherwise.
 const DefaultOrganization = 1
@@ -65,8 +80,24 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 	} else if create {
 		v.Fields["name"] = []string{"can't be blank"}
 	}
-	if f.Title != nil && strings.TrimSpace(*f.Title) == "" {
+	// The platform checks the title's presence on creation only.
+	if create && (f.Title == nil || strings.TrimSpace(*f.Title) == "") {
 		v.Fields["title"] = []string{"can't be blank"}
+	}
+	if f.Title != nil && len(*f.Title) > 255 {
+		v.Fields["title"] = []string{"is too long (maximum is 255 characters)"}
+	}
+	if f.Description != nil && len(*f.Description) > 1024 {
+		v.Fields["description"] = []string{"is too long (maximum is 1024 characters)"}
+	}
+	if a := f.Avatar; a != nil && !f.ClearAvatar {
+		ext := strings.ToLower(strings.TrimPrefix(path.Ext(a.Filename), "."))
+		switch {
+		case !containsFold(avatarFormats, ext):
+			v.Fields["avatar"] = []string{"file format is not supported. Please try one of the following supported formats: " + strings.Join(avatarFormats, ", ")}
+		case len(a.Content) > maxAvatarBytes:
+			v.Fields["avatar"] = []string{"is too big (should be at most 200 KiB)"}
+		}
 	}
 	if len(v.Fields) > 0 {
 		return v
@@ -75,14 +106,11 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 		old := t.Name
 		t.Name = strings.TrimSpace(*f.Name)
 		if !create && old != t.Name {
-			d.renameTopic(old, t.Name)
+			d.renameTopic(t, old, t.Name)
 		}
 	}
 	if f.Title != nil {
 		t.Title = *f.Title
-	}
-	if create && t.Title == "" {
-		t.Title = t.Name
 	}
 	if f.Description != nil {
 		desc := *f.Description
@@ -92,11 +120,15 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 		t.Avatar = nil
 	} else if f.Avatar != nil {
 		t.Avatar = f.Avatar
+		t.AvatarVersion++
 	}
 	return nil
 }
 
-func (d *Data) renameTopic(old, name string) {
+func (d *Data) renameTopic(t *Topic, old, name string) {
+	if t.OrganizationID != DefaultOrganization {
+		return
+	}
 	for _, p := range d.projects {
 		for i, n := range p.Topics {
 			if strings.EqualFold(n, old) {
@@ -119,7 +151,7 @@ func (d *Data) TopicByName(name string, org int) *Topic {
 	return nil
 }
 
-// Topics returns every topic in id order.
+// Topics returns every topic in id order, of every organization.
 func (d *Data) Topics() []*Topic {
 	out := make([]*Topic, 0, len(d.topics))
 	for _, t := range d.topics {
@@ -130,14 +162,39 @@ func (d *Data) Topics() []*Topic {
 }
 
 // TopicProjects counts the projects assigned to t.
-func (d *Data) TopicProjects(t *Topic) int {
-	n := 0
+func (d *Data) TopicProjects(t *Topic) int { return len(d.projectsWithTopic(t)) }
+
+// TopicCounts counts the projects of every topic at once, for listings.
+func (d *Data) TopicCounts() map[int]int {
+	byName := map[string]int{}
 	for _, p := range d.projects {
-		if p.HasTopic(t.Name) {
-			n++
+		for _, n := range p.Topics {
+			byName[strings.ToLower(n)]++
 		}
 	}
-	return n
+	out := make(map[int]int, len(d.topics))
+	for id, t := range d.topics {
+		if t.OrganizationID == DefaultOrganization {
+			out[id] = byName[strings.ToLower(t.Name)]
+		}
+	}
+	return out
+}
+
+// projectsWithTopic lists the projects carrying t. Projects keep topic names
+// and all live in the default organization, so a topic of another
+// organization has none even when it shares a name.
+func (d *Data) projectsWithTopic(t *Topic) []*Project {
+	if t.OrganizationID != DefaultOrganization {
+		return nil
+	}
+	var out []*Project
+	for _, p := range d.projects {
+		if p.HasTopic(t.Name) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // HasTopic reports whether p carries the topic name.
@@ -152,7 +209,7 @@ func (p *Project) HasTopic(name string) bool {
 
 // DeleteTopic removes t and its assignments to projects.
 func (d *Data) DeleteTopic(t *Topic) {
-	for _, p := range d.projects {
+	for _, p := range d.projectsWithTopic(t) {
 		p.Topics = removeFold(p.Topics, t.Name)
 	}
 	delete(d.topics, t.ID)
@@ -162,17 +219,16 @@ func (d *Data) DeleteTopic(t *Topic) {
 // belong to one organization (spec, Topics and States: topic merge).
 func (d *Data) MergeTopics(source, target *Topic) error {
 	if source.ID == target.ID {
-		return Invalid("source_topic_id", "must be different from target_topic_id")
+		return ErrTopicsIdentical
 	}
 	if source.OrganizationID != target.OrganizationID {
-		return Invalid("target_topic_id", "must belong to the same organization as the source topic")
+		return ErrTopicsOrganization
 	}
-	for _, p := range d.projects {
-		if p.HasTopic(source.Name) {
-			p.Topics = removeFold(p.Topics, source.Name)
-			if !p.HasTopic(target.Name) {
-				p.Topics = append(p.Topics, target.Name)
-			}
+	// A project that carries both keeps the target once.
+	for _, p := range d.projectsWithTopic(source) {
+		p.Topics = removeFold(p.Topics, source.Name)
+		if !p.HasTopic(target.Name) {
+			p.Topics = append(p.Topics, target.Name)
 		}
 	}
 	delete(d.topics, source.ID)

@@ -176,17 +176,13 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	d.users = append(d.users, u)
 	d.userByID[u.ID] = u
 	d.userByName[strings.ToLower(u.Username)] = u
+	d.userByEmail[strings.ToLower(u.Email)] = u
 	d.usersCache = nil
 	return u, nil
 }
 
 func (d *Data) emailTaken(email string) bool {
-	for _, u := range d.users {
-		if strings.EqualFold(u.Email, email) {
-			return true
-		}
-	}
-	return false
+	return d.userByEmail[strings.ToLower(email)] != nil
 }
 
 // User returns the user with id.
@@ -279,6 +275,7 @@ func (d *Data) DeleteUser(u *User) {
 	delete(d.userNS, u.NamespaceID)
 	delete(d.userByID, u.ID)
 	delete(d.userByName, strings.ToLower(u.Username))
+	delete(d.userByEmail, strings.ToLower(u.Email))
 	for i, x := range d.users {
 		if x == u {
 			d.users = append(d.users[:i:i], d.users[i+1:]...)

@@ -1,0 +1,210 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"v4cert/reference/store"
+	"v4cert/specs"
+)
+
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := New(store.New(func() time.Time { return store.FixedTime }), Options{})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return s
+}
+
+// Every rulebook endpoint has a handler and every handler an endpoint.
+func TestHandlersMatchRulebook(t *testing.T) {
+	newTestServer(t)
+	var fromBook, fromTable []string
+	for _, e := range specs.Default().Endpoints {
+		fromBook = append(fromBook, e.ID)
+	}
+	for id := range handlers {
+		fromTable = append(fromTable, id)
+	}
+	sort.Strings(fromBook)
+	sort.Strings(fromTable)
+	if !slices.Equal(fromBook, fromTable) {
+		t.Errorf("handler ids differ from rulebook ids:\nrulebook: %v\nhandlers: %v", fromBook, fromTable)
+	}
+}
+
+// New refuses to start when the table and the rulebook disagree, either way.
+// The test edits the package's handler table, so it must not run in parallel.
+func TestNewRefusesMismatch(t *testing.T) {
+	st := store.New(func() time.Time { return store.FixedTime })
+	handlers["zz.no-such-endpoint"] = (*Server).listUsers
+	_, err := New(st, Options{})
+	delete(handlers, "zz.no-such-endpoint")
+	if err == nil || !strings.Contains(err.Error(), "zz.no-such-endpoint") {
+		t.Errorf("a handler without an endpoint: New error = %v", err)
+	}
+	id := specs.Default().Endpoints[0].ID
+	h := handlers[id]
+	delete(handlers, id)
+	_, err = New(st, Options{})
+	handlers[id] = h
+	if err == nil || !strings.Contains(err.Error(), id) {
+		t.Errorf("an endpoint without a handler: New error = %v", err)
+	}
+}
+
+// buildPath fills the template of e: every placeholder gets fill, except the
+// one named only, which gets special.
+func buildPath(e *specs.Endpoint, fill, only, special string) string {
+	segs := strings.Split(e.Path, "/")
+	for i, s := range segs {
+		if name, ok := strings.CutPrefix(s, ":"); ok {
+			if name == only {
+				segs[i] = special
+			} else {
+				segs[i] = fill
+			}
+		}
+	}
+	return "/api/v4" + strings.Join(segs, "/")
+}
+
+func placeholders(e *specs.Endpoint) []string {
+	var out []string
+	for _, s := range strings.Split(e.Path, "/") {
+		if name, ok := strings.CutPrefix(s, ":"); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func serve(s *Server, method, target string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest(method, target, nil))
+	return w
+}
+
+func jsonMessage(t *testing.T, w *httptest.ResponseRecorder, what string) string {
+	t.Helper()
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("%s: Content-Type %q", what, ct)
+	}
+	var body struct {
+		Message any `json:"message"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Message == nil {
+		t.Errorf("%s: body %q is not JSON with message", what, w.Body.String())
+		return ""
+	}
+	s, _ := body.Message.(string)
+	return s
+}
+
+// A path built from each template lands on its endpoint, with integer and
+// with URL-encoded full-path values (Endpoints convention 2).
+func TestEncodedPathsLandOnTheirEndpoint(t *testing.T) {
+	s := newTestServer(t)
+	for _, e := range specs.Default().Endpoints {
+		want := e.Method + " /api/v4" + e.Pattern()
+		for _, fill := range []string{"1", "v4cert-ns%2Fv4cert-sub%2Fv4cert-x", "a%2Fb.c"} {
+			target := buildPath(e, fill, "", "")
+			r := httptest.NewRequest(e.Method, target, nil)
+			if _, pattern := s.mux.Handler(r); pattern != want {
+				t.Errorf("%s %s: routed to %q, want %q (%s)", e.Method, target, pattern, want, e.ID)
+			}
+			w := serve(s, e.Method, target)
+			if w.Code == http.StatusMethodNotAllowed || w.Code == http.StatusInternalServerError {
+				t.Errorf("%s %s: %d %s", e.Method, target, w.Code, w.Body)
+			}
+			if w.Code >= 400 {
+				if msg := jsonMessage(t, w, e.Method+" "+target); msg == "404 Not Found" {
+					t.Errorf("%s %s: the mux's own 404", e.Method, target)
+				}
+			}
+		}
+	}
+}
+
+// The same paths with an un-encoded slash in any placeholder match no
+// endpoint and answer 404 in JSON (Endpoints convention 2, Errors rule 9).
+func TestUnencodedPathsAnswer404(t *testing.T) {
+	s := newTestServer(t)
+	for _, e := range specs.Default().Endpoints {
+		for _, name := range placeholders(e) {
+			target := buildPath(e, "1", name, "v4cert-ns/v4cert-x")
+			r := httptest.NewRequest(e.Method, target, nil)
+			if _, pattern := s.mux.Handler(r); pattern == e.Method+" /api/v4"+e.Pattern() {
+				t.Errorf("%s %s: routed to %s", e.Method, target, e.ID)
+			}
+			w := serve(s, e.Method, target)
+			if w.Code != http.StatusNotFound {
+				t.Errorf("%s %s (%s): %d %s, want 404", e.Method, target, e.ID, w.Code, w.Body)
+				continue
+			}
+			jsonMessage(t, w, e.Method+" "+target)
+		}
+	}
+}
+
+// A known path with a method no endpoint has answers 405 in JSON with Allow.
+func TestUnsupportedMethodAnswers405(t *testing.T) {
+	s := newTestServer(t)
+	book := specs.Default()
+	for _, e := range book.Endpoints {
+		target := buildPath(e, "1", "", "")
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if book.Match(m, strings.TrimPrefix(target, "/api/v4")) != nil {
+				continue
+			}
+			w := serve(s, m, target)
+			if w.Code != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: %d %s, want 405", m, target, w.Code, w.Body)
+				continue
+			}
+			jsonMessage(t, w, m+" "+target)
+			if allow := w.Header().Get("Allow"); !strings.Contains(allow, e.Method) {
+				t.Errorf("%s %s: Allow %q lacks %s", m, target, allow, e.Method)
+			}
+		}
+	}
+}
+
+// Paths outside /api/v4, unclean paths and over-long queries never reach a
+// handler; each answer is the spec's status with a JSON message.
+func TestAnswersBeforeRouting(t *testing.T) {
+	s := newTestServer(t)
+	for _, c := range []struct {
+		method, target string
+		status         int
+	}{
+		{"GET", "/", 404},
+		{"GET", "/foo", 404},
+		{"GET", "/api/v3/users", 404},
+		{"GET", "/api/v4", 404},
+		{"GET", "/api/v4/", 404},
+		{"GET", "/api/v4/no-such-resource", 404},
+		{"GET", "/api/v4//users", 404},
+		{"GET", "/api/v4/./users", 404},
+		{"GET", "/api/v4/users/../user", 404},
+		{"GET", "/API/V4/users", 404},
+		{"GET", "/api/v4/users?" + strings.Repeat("x", DefaultMaxQueryBytes+1), 414},
+		{"GET", "/api/v4/users?" + strings.Repeat("x", DefaultMaxQueryBytes), 200},
+	} {
+		w := serve(s, c.method, c.target)
+		if w.Code != c.status {
+			t.Errorf("%s %.60s: %d %s, want %d", c.method, c.target, w.Code, w.Body, c.status)
+			continue
+		}
+		if c.status >= 400 {
+			jsonMessage(t, w, c.method+" "+c.target)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Cross-cutting rules of the Limits section, observed on GET /users, the list
+// whose filters let a spec find exactly the records it created.
+var _ = Describe("Pagination", Label("area:limits", "endpoint:users.list"), func() {
+
+	It("pages with page (default 1) and per_page (default 20, at most 100)", Label("rule:limits.pagination.1"), func(ctx SpecContext) {
+		prefix := Unique("pg")
+		ids := newBareUsers(ctx, prefix, 21)
+		all := sortedDesc(ids) // GET /users orders by id descending
+
+		r := api.Get(ctx, "/users", Q("search", prefix))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal(all[:20]), "the first 20 by default")
+		Expect(r.Header.Get("X-Page")).To(Equal("1"))
+		Expect(r.Header.Get("X-Per-Page")).To(Equal("20"))
+		Expect(r.Header.Get("X-Next-Page")).To(Equal("2"))
+
+		Expect(api.Get(ctx, "/users", Q("search", prefix), Q("page", 2)).IDs()).To(Equal(all[20:]))
+		Expect(api.Get(ctx, "/users", Q("search", prefix), Q("per_page", 5), Q("page", 3)).IDs()).To(Equal(all[10:15]))
+
+		for _, asked := range []int{100, 101, 500} {
+			big := api.Get(ctx, "/users", Q("per_page", asked))
+			Expect(big).To(HaveStatus(http.StatusOK))
+			Expect(big.Header.Get("X-Per-Page")).To(Equal("100"), "per_page=%d is capped at 100", asked)
+			Expect(len(big.IDs())).To(BeNumerically("<=", 100))
+			if total, err := strconv.Atoi(big.Header.Get("X-Total")); err == nil && total > 100 {
+				Expect(big.IDs()).To(HaveLen(100))
+			}
+		}
+	})
+
+	It("sets every offset header and Link rel on the first, a middle and the last page", Label("rule:limits.pagination.2"), func(ctx SpecContext) {
+		prefix := Unique("pg")
+		all := sortedDesc(newBareUsers(ctx, prefix, 5))
+		pages := map[int]*Response{}
+		for p := 1; p <= 3; p++ {
+			pages[p] = api.Get(ctx, "/users", Q("search", prefix), Q("per_page", 2), Q("page", p))
+			Expect(pages[p]).To(HaveStatus(http.StatusOK))
+		}
+		Expect(pages[1].IDs()).To(Equal(all[0:2]))
+		Expect(pages[2].IDs()).To(Equal(all[2:4]))
+		Expect(pages[3].IDs()).To(Equal(all[4:5]))
+
+		want := []struct {
+			page, next, prev string
+			rels             []string
+		}{
+			{"1", "2", "", []string{"next", "first", "last"}},
+			{"2", "3", "1", []string{"prev", "next", "first", "last"}},
+			{"3", "", "2", []string{"prev", "first", "last"}},
+		}
+		for i, w := range want {
+			r := pages[i+1]
+			Expect(r).To(HaveHeader("X-Page", w.page))
+			Expect(r).To(HaveHeader("X-Per-Page", "2"))
+			Expect(r).To(HaveHeader("X-Total", "5"))
+			Expect(r).To(HaveHeader("X-Total-Pages", "3"))
+			// Present on every page, empty where there is no such page.
+			Expect(r).To(HaveHeader("X-Next-Page", w.next), "x-next-page of page %s", w.page)
+			Expect(r).To(HaveHeader("X-Prev-Page", w.prev), "x-prev-page of page %s", w.page)
+			Expect(linkRels(r)).To(ConsistOf(w.rels), "Link rels of page %s", w.page)
+		}
+		// Each link leads where its rel says, keeping the search.
+		follow := func(r *Response, rel string) *Response {
+			GinkgoHelper()
+			link := linkRel(r, rel)
+			u, err := url.Parse(link)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(u.Query().Get("search")).To(Equal(prefix), "the %s link keeps the other parameters", rel)
+			next := api.Get(ctx, "!"+stripBase(link))
+			Expect(next).To(HaveStatus(http.StatusOK))
+			return next
+		}
+		Expect(follow(pages[1], "next").IDs()).To(Equal(pages[2].IDs()))
+		Expect(follow(pages[2], "next").IDs()).To(Equal(pages[3].IDs()))
+		Expect(follow(pages[2], "prev").IDs()).To(Equal(pages[1].IDs()))
+		Expect(follow(pages[3], "prev").IDs()).To(Equal(pages[2].IDs()))
+		for _, p := range pages {
+			Expect(follow(p, "first").IDs()).To(Equal(pages[1].IDs()))
+			Expect(follow(p, "last").IDs()).To(Equal(pages[3].IDs()))
+		}
+	})
+
+	It("omits x-total, x-total-pages and rel=last when more than 10,000 records match", Serial, Label("rule:limits.pagination.3", "rule:limits.pagination.1", "heavy"), func(ctx SpecContext) {
+		prefix := Unique("many")
+		newBareUsers(ctx, prefix, 10001)
+
+		r := api.Get(ctx, "/users", Q("search", prefix), Q("per_page", 500), Q("page", 2))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(HaveLen(100), "per_page=500 gives 100 records")
+		Expect(r.Header).NotTo(HaveKey("X-Total"))
+		Expect(r.Header).NotTo(HaveKey("X-Total-Pages"))
+		Expect(linkRels(r)).To(ConsistOf("prev", "next", "first"), "no rel=last")
+		Expect(r).To(HaveHeader("X-Page", "2"))
+		Expect(r).To(HaveHeader("X-Per-Page", "100"))
+		Expect(r).To(HaveHeader("X-Next-Page", "3"))
+		Expect(r).To(HaveHeader("X-Prev-Page", "1"))
+	})
+
+	DescribeTable("pages with keyset pagination through Link rel=next alone, ending without a Link",
+		Label("rule:limits.pagination.4"),
+		func(ctx SpecContext, n int) {
+			prefix := Unique("ks")
+			ids := sortedAsc(newBareUsers(ctx, prefix, n))
+			r := api.Get(ctx, "/users", Q("pagination", "keyset"), Q("per_page", 2), Q("order_by", "id"), Q("sort", "asc"), Q("search", prefix))
+			var seen []int
+			var sizes []int
+			for pages := 0; ; pages++ {
+				Expect(pages).To(BeNumerically("<", n), "keyset pagination must end")
+				Expect(r).To(HaveStatus(http.StatusOK))
+				seen = append(seen, r.IDs()...)
+				sizes = append(sizes, len(r.IDs()))
+				next := linkRel(r, "next")
+				if next == "" {
+					Expect(r.Header.Get("Link")).To(BeEmpty(), "at the end there is no Link header")
+					break
+				}
+				Expect(linkRels(r)).To(Equal([]string{"next"}), "keyset pages link only to the next page")
+				Expect(r.IDs()).To(HaveLen(2), "only a full page has a successor")
+				u, err := url.Parse(next)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(u.Query().Get("search")).To(Equal(prefix))
+				r = api.Get(ctx, "!"+stripBase(next))
+			}
+			Expect(seen).To(Equal(ids), "every record once, in order")
+			if n%2 == 0 {
+				Expect(sizes[len(sizes)-1]).To(Equal(0), "when the count is a multiple of per_page the last page is empty")
+			} else {
+				Expect(sizes[len(sizes)-1]).To(Equal(1))
+			}
+		},
+		Entry("a count that is a multiple of per_page", 4),
+		Entry("a count that is not", 5),
+	)
+})
+
+// newBareUsers creates n users whose names and usernames start with prefix,
+// in parallel and without tokens, and deletes them all when the spec ends.
+func newBareUsers(ctx context.Context, prefix string, n int) []int {
+	GinkgoHelper()
+	var mu sync.Mutex
+	var ids []int
+	DeferCleanup(func(ctx SpecContext) {
+		mu.Lock()
+		defer mu.Unlock()
+		parallel(len(ids), func(i int) {
+			api.Delete(ctx, fmt.Sprintf("/users/%d", ids[i]), Unchecked())
+		})
+	})
+	parallel(n, func(i int) {
+		name := fmt.Sprintf("%s-%05d", prefix, i)
+		r := api.Post(ctx, "/users", Body(map[string]any{"username": name, "name": "Bulk " + name, "email": name + "@example.com",
+			"password": "Secret-" + name, "skip_confirmation": true}))
+		Expect(r).To(HaveStatus(http.StatusCreated), "creating a bulk user")
+		mu.Lock()
+		ids = append(ids, int(r.Get("id").Int()))
+		mu.Unlock()
+	})
+	Expect(ids).To(HaveLen(n))
+	return ids
+}
+
+// parallel runs fn for 0..n-1 on a few workers; a failed assertion in any of
+// them fails the spec.
+func parallel(n int, fn func(i int)) {
+	GinkgoHelper()
+	const workers = 16
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				func() {
+					defer GinkgoRecover() // records the failure; the worker goes on draining
+					fn(i)
+				}()
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}

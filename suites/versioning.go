@@ -1,0 +1,36 @@
+package suites
+
+import (
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// versionedEntries are the rulebook's GET endpoints without placeholders: each
+// can be called as it stands, under /api/v4 and under other versions.
+func versionedEntries() []TableEntry {
+	var out []TableEntry
+	for _, e := range book.Endpoints {
+		if e.Method != http.MethodGet || strings.Contains(e.Path, ":") {
+			continue
+		}
+		out = append(out, Entry(e.Path, Label("endpoint:"+e.ID), e.Path))
+	}
+	return out
+}
+
+var _ = Describe("Versioning", Label("area:versioning"), func() {
+	DescribeTable("serves the endpoint under /api/v4 and under no other version", Label("rule:versioning.prefix.1"),
+		func(ctx SpecContext, path string) {
+			r := api.Get(ctx, path)
+			Expect(r).NotTo(HaveStatus(http.StatusNotFound, http.StatusMethodNotAllowed), "GET /api/v4%s", path)
+			Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+			for _, other := range []string{"/api/v3", "/api/v5", "/api"} {
+				Expect(api.Get(ctx, "!"+other+path, Unchecked())).To(HaveStatus(http.StatusNotFound), "GET %s%s", other, path)
+			}
+		},
+		versionedEntries(),
+	)
+})
