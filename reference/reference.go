@@ -36,6 +36,11 @@ type Instance struct {
 	Accounts []Account
 }
 
+// MaxHeaderBytes is what servers of the reference should allow for the request
+// line and headers: large enough that over-long query strings are answered
+// with the spec's 414 rather than net/http's 431.
+const MaxHeaderBytes = 16 << 20
+
 // RootScopes are the scopes of the administrator's token: everything, sudo included.
 var RootScopes = []string{"api", "read_api", "read_user", "read_repository", "write_repository", "sudo", "admin_mode"}
 

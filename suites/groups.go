@@ -594,7 +594,7 @@ var _ = Describe("GET /groups/:id/projects", Label("area:groups", "endpoint:grou
 		g := NewGroup(ctx, api)
 		archived := newGroupProject(ctx, g, "private")
 		active := newGroupProject(ctx, g, "private")
-		Expect(api.Put(ctx, fmt.Sprintf("/projects/%d", archived.ID), Body(map[string]any{"archived": true}))).To(HaveStatus(http.StatusOK))
+		Expect(api.Post(ctx, fmt.Sprintf("/projects/%d/archive", archived.ID))).To(HaveStatus(http.StatusCreated))
 		Expect(api.Get(ctx, groupProjectsURL(g.ID), Q("archived", true)).IDs()).To(Equal([]int{archived.ID}))
 		Expect(api.Get(ctx, groupProjectsURL(g.ID), Q("archived", false)).IDs()).To(Equal([]int{active.ID}))
 		Expect(api.Get(ctx, groupProjectsURL(g.ID)).IDs()).To(ConsistOf(archived.ID, active.ID))

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ func startReference() Target {
 	Expect(err).NotTo(HaveOccurred())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
-	srv := &http.Server{Handler: inst.Server, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: inst.Server, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: reference.MaxHeaderBytes}
 	go srv.Serve(ln)
 	DeferCleanup(func(ctx context.Context) { srv.Shutdown(ctx) })
 	return Target{Base: "http://" + ln.Addr().String(), Token: token, InProcess: true, Salt: os.Getenv("V4CERT_SALT")}
@@ -137,8 +138,12 @@ func Traceability(r Report) []string {
 			}
 			switch kind {
 			case "rule":
-				if book.Rule(id) == nil {
+				rule := book.Rule(id)
+				if rule == nil {
 					problems = append(problems, "spec "+s.FullText()+" names unknown rule "+id)
+				} else if rule.Paid && !slices.Contains(s.Labels(), "paid") {
+					// Certify skips paid-tier rules by label on targets without that tier.
+					problems = append(problems, "spec "+s.FullText()+" covers paid rule "+id+" without the paid label")
 				}
 				covered[id] = true
 			case "endpoint":

@@ -13,15 +13,13 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"groups.create":                        (*Server).createGroup,
-		"groups.delete":                        (*Server).deleteGroup,
-		"groups.share":                         (*Server).shareGroup,
-		"groups.custom-attributes.set":         (*Server).setGroupCustomAttribute,
-		"groups.get":                           (*Server).getGroup,
-		"groups.list":                          (*Server).listGroups,
-		"groups.projects":                      (*Server).listGroupProjects,
-		"groups.project-star":                  (*Server).starProject,
-		"groups.project-custom-attributes.set": (*Server).setProjectCustomAttribute,
+		"groups.create":                (*Server).createGroup,
+		"groups.delete":                (*Server).deleteGroup,
+		"groups.share":                 (*Server).shareGroup,
+		"groups.custom-attributes.set": (*Server).setGroupCustomAttribute,
+		"groups.get":                   (*Server).getGroup,
+		"groups.list":                  (*Server).listGroups,
+		"groups.projects":              (*Server).listGroupProjects,
 	})
 }
 

@@ -11,12 +11,16 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"projects.create": (*Server).createProject,
-		"projects.list":   (*Server).listProjects,
-		"projects.get":    (*Server).getProject,
-		"projects.edit":   (*Server).editProject,
-		"projects.delete": (*Server).deleteProject,
-		"projects.share":  (*Server).shareProject,
+		"projects.create":                (*Server).createProject,
+		"projects.list":                  (*Server).listProjects,
+		"projects.get":                   (*Server).getProject,
+		"projects.edit":                  (*Server).editProject,
+		"projects.delete":                (*Server).deleteProject,
+		"projects.share":                 (*Server).shareProject,
+		"projects.star":                  (*Server).starProject,
+		"projects.archive":               func(s *Server, c *Ctx) error { return s.setArchived(c, true) },
+		"projects.unarchive":             func(s *Server, c *Ctx) error { return s.setArchived(c, false) },
+		"projects.custom-attributes.set": (*Server).setProjectCustomAttribute,
 	})
 }
 
@@ -28,8 +32,8 @@ func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 		DefaultBranch: in.String("default_branch"), RequestAccessEnabled: in.Bool("request_access_enabled"),
 		InitializeWithReadme:         in.BoolOr("initialize_with_readme", false),
 		ContainerRegistryAccessLevel: in.Enum("container_registry_access_level", "enabled", "private", "disabled"),
-		Archived:                     in.Bool("archived"), IssuesEnabled: in.Bool("issues_enabled"),
-		MergeRequestsEnabled: in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
+		IssuesEnabled:                in.Bool("issues_enabled"),
+		MergeRequestsEnabled:         in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
 		JobsEnabled: in.Bool("jobs_enabled"), SnippetsEnabled: in.Bool("snippets_enabled"),
 	}
 	// tag_list is the deprecated name of topics.
@@ -249,5 +253,23 @@ func (s *Server) shareProject(c *Ctx) error {
 		}
 		return c.JSON(http.StatusCreated, ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
 			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)})
+	})
+}
+
+// setArchived implements the platform's POST /projects/:id/archive and
+// /unarchive (provisioning): Owners and administrators only, 201 with the project.
+func (s *Server) setArchived(c *Ctx, archived bool) error {
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Owner); err != nil {
+			return err
+		}
+		if err := d.UpdateProject(p, store.ProjectFields{Archived: &archived}); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, c.view(d).project(p))
 	})
 }
