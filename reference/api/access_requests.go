@@ -11,14 +11,14 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"access_requests.group.list":      (*Server).listGroupAccessRequests,
-		"access_requests.project.list":    (*Server).listProjectAccessRequests,
-		"access_requests.group.create":    (*Server).createGroupAccessRequest,
-		"access_requests.project.create":  (*Server).createProjectAccessRequest,
-		"access_requests.group.approve":   (*Server).approveGroupAccessRequest,
-		"access_requests.project.approve": (*Server).approveProjectAccessRequest,
-		"access_requests.group.deny":      (*Server).denyGroupAccessRequest,
-		"access_requests.project.deny":    (*Server).denyProjectAccessRequest,
+		"access_requests.group.list":      onGroup((*Server).listAccessRequests),
+		"access_requests.project.list":    onProject((*Server).listAccessRequests),
+		"access_requests.group.create":    onGroup((*Server).createAccessRequest),
+		"access_requests.project.create":  onProject((*Server).createAccessRequest),
+		"access_requests.group.approve":   onGroup((*Server).approveAccessRequest),
+		"access_requests.project.approve": onProject((*Server).approveAccessRequest),
+		"access_requests.group.deny":      onGroup((*Server).denyAccessRequest),
+		"access_requests.project.deny":    onProject((*Server).denyAccessRequest),
 	})
 }
 
@@ -64,14 +64,6 @@ func (c *Ctx) requesterID() (int, error) {
 	return n, nil
 }
 
-func (s *Server) listGroupAccessRequests(c *Ctx) error {
-	return s.listAccessRequests(c, store.SourceGroup)
-}
-
-func (s *Server) listProjectAccessRequests(c *Ctx) error {
-	return s.listAccessRequests(c, store.SourceProject)
-}
-
 // listAccessRequests implements GET /groups/:id/access_requests and
 // /projects/:id/access_requests (rules access_requests.list.*): the pending
 // requests, oldest first, for project Maintainers and group Owners.
@@ -87,14 +79,6 @@ func (s *Server) listAccessRequests(c *Ctx, t store.SourceType) error {
 		v := c.view(d)
 		return Paginate(c, d.AccessRequests(t, src.ID), nil, v.accessRequest)
 	})
-}
-
-func (s *Server) createGroupAccessRequest(c *Ctx) error {
-	return s.createAccessRequest(c, store.SourceGroup)
-}
-
-func (s *Server) createProjectAccessRequest(c *Ctx) error {
-	return s.createAccessRequest(c, store.SourceProject)
 }
 
 // createAccessRequest implements POST /groups/:id/access_requests and
@@ -114,14 +98,6 @@ func (s *Server) createAccessRequest(c *Ctx, t store.SourceType) error {
 		}
 		return c.JSON(http.StatusCreated, c.view(d).accessRequest(r))
 	})
-}
-
-func (s *Server) approveGroupAccessRequest(c *Ctx) error {
-	return s.approveAccessRequest(c, store.SourceGroup)
-}
-
-func (s *Server) approveProjectAccessRequest(c *Ctx) error {
-	return s.approveAccessRequest(c, store.SourceProject)
 }
 
 // approveAccessRequest implements PUT .../access_requests/:user_id/approve
@@ -156,14 +132,6 @@ func (s *Server) approveAccessRequest(c *Ctx, t store.SourceType) error {
 		m := d.ApproveAccessRequest(r, level, c.Caller.ID)
 		return c.JSON(http.StatusCreated, c.view(d).member(m, int(m.Access)))
 	})
-}
-
-func (s *Server) denyGroupAccessRequest(c *Ctx) error {
-	return s.denyAccessRequest(c, store.SourceGroup)
-}
-
-func (s *Server) denyProjectAccessRequest(c *Ctx) error {
-	return s.denyAccessRequest(c, store.SourceProject)
 }
 
 // denyAccessRequest implements DELETE .../access_requests/:user_id (rules

@@ -179,17 +179,14 @@ func (c *Ctx) readListGroupsOptions() (ListGroupsOptions, error) {
 	}
 	// all_available defaults to true for administrators only.
 	o.AllAvailable = in.BoolOr("all_available", c.Admin())
-	min := in.Int("min_access_level")
 	if err := in.Err(); err != nil {
 		return o, err
 	}
-	if min != nil {
-		lv := access.Level(*min)
-		if !lv.Assignable() {
-			return o, invalidParam("min_access_level")
-		}
-		o.MinAccessLevel = &lv
+	min, err := c.accessLevel("min_access_level")
+	if err != nil {
+		return o, err
 	}
+	o.MinAccessLevel = min
 	if !c.Admin() {
 		// Administrator options are read (and type-checked) but have no effect.
 		o.Statistics, o.WithCustomAttributes, o.RepositoryStorage, o.CustomAttributes = false, false, nil, nil
@@ -364,17 +361,14 @@ func (c *Ctx) readListGroupProjectsOptions() (ListGroupProjectsOptions, error) {
 		WithCustomAttributes: in.BoolOr("with_custom_attributes", false),
 		WithSecurityReports:  in.BoolOr("with_security_reports", false),
 	}
-	min := in.Int("min_access_level")
 	if err := in.Err(); err != nil {
 		return o, err
 	}
-	if min != nil {
-		lv := access.Level(*min)
-		if !lv.Assignable() {
-			return o, invalidParam("min_access_level")
-		}
-		o.MinAccessLevel = &lv
+	min, err := c.accessLevel("min_access_level")
+	if err != nil {
+		return o, err
 	}
+	o.MinAccessLevel = min
 	if !c.Admin() {
 		o.WithCustomAttributes = false
 	}

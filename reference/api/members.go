@@ -11,8 +11,8 @@ import (
 
 func init() {
 	addHandlers(map[string]handler{
-		"members.group.create":         (*Server).createGroupMember,
-		"members.project.create":       (*Server).createProjectMember,
+		"members.group.create":         onGroup((*Server).createMember),
+		"members.project.create":       onProject((*Server).createMember),
 		"members.group.list":           (*Server).listGroupMembers,
 		"members.project.list":         (*Server).listProjectMembers,
 		"members.group.list-all":       (*Server).listAllGroupMembers,
@@ -51,10 +51,6 @@ func (c *Ctx) sourceOf(d *store.Data, t store.SourceType) (*source, error) {
 	}
 	return &source{Type: t, ID: p.ID, Role: c.projectRole(d, p), Proj: p}, nil
 }
-
-func (s *Server) createGroupMember(c *Ctx) error { return s.createMember(c, store.SourceGroup) }
-
-func (s *Server) createProjectMember(c *Ctx) error { return s.createMember(c, store.SourceProject) }
 
 // createMember implements the platform's POST /groups/:id/members and
 // /projects/:id/members (provisioning): Maintainers add members up to their

@@ -205,43 +205,50 @@ type SharedWithGroup struct {
 	ExpiresAt        *string `json:"expires_at"`
 }
 
+// ProjectSimpleJSON is the simple form of a project (GET /groups/:id/projects?simple=true);
+// the full form embeds it, so the two cannot drift apart.
+type ProjectSimpleJSON struct {
+	ID                int           `json:"id"`
+	Description       *string       `json:"description"`
+	Name              string        `json:"name"`
+	NameWithNamespace string        `json:"name_with_namespace"`
+	Path              string        `json:"path"`
+	PathWithNamespace string        `json:"path_with_namespace"`
+	CreatedAt         string        `json:"created_at"`
+	DefaultBranch     *string       `json:"default_branch"`
+	TagList           []string      `json:"tag_list"`
+	Topics            []string      `json:"topics"`
+	SSHURLToRepo      string        `json:"ssh_url_to_repo"`
+	HTTPURLToRepo     string        `json:"http_url_to_repo"`
+	WebURL            string        `json:"web_url"`
+	AvatarURL         *string       `json:"avatar_url"`
+	StarCount         int           `json:"star_count"`
+	ForksCount        int           `json:"forks_count"`
+	LastActivityAt    string        `json:"last_activity_at"`
+	Namespace         NamespaceJSON `json:"namespace"`
+	// CustomAttributes is filled only with with_custom_attributes=true.
+	CustomAttributes []map[string]string `json:"custom_attributes,omitempty"`
+}
+
 // ProjectJSON is a project as group listings and provisioning answer it.
 type ProjectJSON struct {
-	ID                           int                 `json:"id"`
-	Description                  *string             `json:"description"`
-	Name                         string              `json:"name"`
-	NameWithNamespace            string              `json:"name_with_namespace"`
-	Path                         string              `json:"path"`
-	PathWithNamespace            string              `json:"path_with_namespace"`
-	CreatedAt                    string              `json:"created_at"`
-	DefaultBranch                *string             `json:"default_branch"`
-	TagList                      []string            `json:"tag_list"`
-	Topics                       []string            `json:"topics"`
-	SSHURLToRepo                 string              `json:"ssh_url_to_repo"`
-	HTTPURLToRepo                string              `json:"http_url_to_repo"`
-	WebURL                       string              `json:"web_url"`
-	AvatarURL                    *string             `json:"avatar_url"`
-	StarCount                    int                 `json:"star_count"`
-	ForksCount                   int                 `json:"forks_count"`
-	LastActivityAt               string              `json:"last_activity_at"`
-	Namespace                    NamespaceJSON       `json:"namespace"`
-	Archived                     bool                `json:"archived"`
-	Visibility                   string              `json:"visibility"`
-	IssuesEnabled                bool                `json:"issues_enabled"`
-	MergeRequestsEnabled         bool                `json:"merge_requests_enabled"`
-	WikiEnabled                  bool                `json:"wiki_enabled"`
-	JobsEnabled                  bool                `json:"jobs_enabled"`
-	SnippetsEnabled              bool                `json:"snippets_enabled"`
-	ContainerRegistryEnabled     bool                `json:"container_registry_enabled"`
-	ContainerRegistryAccessLevel string              `json:"container_registry_access_level"`
-	SharedRunnersEnabled         bool                `json:"shared_runners_enabled"`
-	CreatorID                    int                 `json:"creator_id"`
-	OpenIssuesCount              int                 `json:"open_issues_count"`
-	PublicJobs                   bool                `json:"public_jobs"`
-	SharedWithGroups             []SharedWithGroup   `json:"shared_with_groups"`
-	RequestAccessEnabled         bool                `json:"request_access_enabled"`
-	EmptyRepo                    bool                `json:"empty_repo"`
-	CustomAttributes             []map[string]string `json:"custom_attributes,omitempty"`
+	ProjectSimpleJSON
+	Archived                     bool              `json:"archived"`
+	Visibility                   string            `json:"visibility"`
+	IssuesEnabled                bool              `json:"issues_enabled"`
+	MergeRequestsEnabled         bool              `json:"merge_requests_enabled"`
+	WikiEnabled                  bool              `json:"wiki_enabled"`
+	JobsEnabled                  bool              `json:"jobs_enabled"`
+	SnippetsEnabled              bool              `json:"snippets_enabled"`
+	ContainerRegistryEnabled     bool              `json:"container_registry_enabled"`
+	ContainerRegistryAccessLevel string            `json:"container_registry_access_level"`
+	SharedRunnersEnabled         bool              `json:"shared_runners_enabled"`
+	CreatorID                    int               `json:"creator_id"`
+	OpenIssuesCount              int               `json:"open_issues_count"`
+	PublicJobs                   bool              `json:"public_jobs"`
+	SharedWithGroups             []SharedWithGroup `json:"shared_with_groups"`
+	RequestAccessEnabled         bool              `json:"request_access_enabled"`
+	EmptyRepo                    bool              `json:"empty_repo"`
 }
 
 func (v *view) namespace(id int) NamespaceJSON {
@@ -277,12 +284,15 @@ func (v *view) project(p *store.Project) ProjectJSON {
 	full := v.d.ProjectFullPath(p)
 	topics := append([]string{}, p.Topics...)
 	out := ProjectJSON{
-		ID: p.ID, Description: &p.Description, Name: p.Name, NameWithNamespace: v.d.ProjectFullName(p),
-		Path: p.Path, PathWithNamespace: full, CreatedAt: ts(p.CreatedAt), DefaultBranch: strOrNil(p.DefaultBranch),
-		TagList: topics, Topics: topics,
-		SSHURLToRepo: "git@" + hostOf(v.base) + ":" + full + ".git", HTTPURLToRepo: v.base + "/" + full + ".git",
-		WebURL: v.base + "/" + full, StarCount: p.StarCount, ForksCount: p.ForksCount,
-		LastActivityAt: ts(p.LastActivityAt), Namespace: v.namespace(p.NamespaceID), Archived: p.Archived,
+		ProjectSimpleJSON: ProjectSimpleJSON{
+			ID: p.ID, Description: &p.Description, Name: p.Name, NameWithNamespace: v.d.ProjectFullName(p),
+			Path: p.Path, PathWithNamespace: full, CreatedAt: ts(p.CreatedAt), DefaultBranch: strOrNil(p.DefaultBranch),
+			TagList: topics, Topics: topics,
+			SSHURLToRepo: "git@" + hostOf(v.base) + ":" + full + ".git", HTTPURLToRepo: v.base + "/" + full + ".git",
+			WebURL: v.base + "/" + full, StarCount: p.StarCount, ForksCount: p.ForksCount,
+			LastActivityAt: ts(p.LastActivityAt), Namespace: v.namespace(p.NamespaceID),
+		},
+		Archived:   p.Archived,
 		Visibility: p.Visibility, IssuesEnabled: p.IssuesEnabled, MergeRequestsEnabled: p.MergeRequestsEnabled,
 		WikiEnabled: p.WikiEnabled, JobsEnabled: p.JobsEnabled, SnippetsEnabled: p.SnippetsEnabled,
 		ContainerRegistryEnabled:     p.ContainerRegistryAccessLevel != "disabled",

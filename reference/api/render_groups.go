@@ -197,36 +197,6 @@ func (v *view) groupEntry(g *store.Group, statistics bool) GroupJSON {
 	return out
 }
 
-// ProjectSimpleJSON is the simple form of GET /groups/:id/projects?simple=true.
-type ProjectSimpleJSON struct {
-	ID                int                 `json:"id"`
-	Description       *string             `json:"description"`
-	Name              string              `json:"name"`
-	NameWithNamespace string              `json:"name_with_namespace"`
-	Path              string              `json:"path"`
-	PathWithNamespace string              `json:"path_with_namespace"`
-	CreatedAt         string              `json:"created_at"`
-	DefaultBranch     *string             `json:"default_branch"`
-	TagList           []string            `json:"tag_list"`
-	Topics            []string            `json:"topics"`
-	SSHURLToRepo      string              `json:"ssh_url_to_repo"`
-	HTTPURLToRepo     string              `json:"http_url_to_repo"`
-	WebURL            string              `json:"web_url"`
-	AvatarURL         *string             `json:"avatar_url"`
-	StarCount         int                 `json:"star_count"`
-	ForksCount        int                 `json:"forks_count"`
-	LastActivityAt    string              `json:"last_activity_at"`
-	Namespace         NamespaceJSON       `json:"namespace"`
-	CustomAttributes  []map[string]string `json:"custom_attributes,omitempty"`
-}
-
 func (v *view) projectSimple(p *store.Project) ProjectSimpleJSON {
-	f := v.project(p)
-	return ProjectSimpleJSON{
-		ID: f.ID, Description: f.Description, Name: f.Name, NameWithNamespace: f.NameWithNamespace,
-		Path: f.Path, PathWithNamespace: f.PathWithNamespace, CreatedAt: f.CreatedAt, DefaultBranch: f.DefaultBranch,
-		TagList: f.TagList, Topics: f.Topics, SSHURLToRepo: f.SSHURLToRepo, HTTPURLToRepo: f.HTTPURLToRepo,
-		WebURL: f.WebURL, AvatarURL: f.AvatarURL, StarCount: f.StarCount, ForksCount: f.ForksCount,
-		LastActivityAt: f.LastActivityAt, Namespace: f.Namespace,
-	}
+	return v.project(p).ProjectSimpleJSON
 }

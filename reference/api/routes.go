@@ -1,6 +1,10 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+
+	"v4cert/reference/store"
+)
 
 // handlers maps rulebook endpoint IDs to their handlers. Each area file adds
 // its own rows in init; New checks the table against the rulebook both ways,
@@ -14,4 +18,14 @@ func addHandlers(rows map[string]handler) {
 		}
 		handlers[id] = h
 	}
+}
+
+// onGroup and onProject adapt a handler that serves both groups and projects
+// (members, access requests) to one route.
+func onGroup(h func(*Server, *Ctx, store.SourceType) error) handler {
+	return func(s *Server, c *Ctx) error { return h(s, c, store.SourceGroup) }
+}
+
+func onProject(h func(*Server, *Ctx, store.SourceType) error) handler {
+	return func(s *Server, c *Ctx) error { return h(s, c, store.SourceProject) }
 }
