@@ -44,6 +44,8 @@ type Endpoint struct {
 	Pagination   string  `yaml:"pagination,omitempty" json:"pagination,omitempty"`
 	Provisioning bool    `yaml:"provisioning,omitempty" json:"provisioning,omitempty"`
 	Deprecated   bool    `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
+	// JobToken marks the endpoints that accept a CI job token (Authentication 2).
+	JobToken bool `yaml:"job_token,omitempty" json:"job_token,omitempty"`
 
 	segments []string
 }

@@ -18,9 +18,11 @@ type Ctx struct {
 	Endpoint *specs.Endpoint
 	// Caller is the user the request acts as (after sudo); nil when anonymous.
 	Caller *store.User
-	// Token is the credential presented, nil when anonymous.
+	// Token is the personal access token presented, nil when anonymous or a job token.
 	Token *store.Token
-	P     *params.Values
+	// JobToken is the CI job token presented, on endpoints that accept one.
+	JobToken *store.JobToken
+	P        *params.Values
 	// read collects typed parameters; handlers check In().Err() once.
 	read *params.Reader
 	base string
@@ -81,36 +83,47 @@ func (s *Server) prepare(c *Ctx) error {
 		return err
 	}
 	c.P = p
-	secret := credential(c.R, p)
-	if secret != "" {
+	cr := credentials(c.R, p)
+	if cr.secret != "" {
 		var blocked bool
 		s.store.Read(func(d *store.Data) error {
-			t := d.TokenBySecret(secret)
-			if t == nil || !t.Active(d.Now()) {
-				return nil
+			var userID int
+			if cr.kind != credJob {
+				if t := d.TokenBySecret(cr.secret); t != nil && t.Active(d.Now()) {
+					c.Token, userID = t, t.UserID
+				}
 			}
-			u := d.User(t.UserID)
+			// A bearer that is no personal token may be a job token (Authentication 2).
+			if c.Token == nil && cr.kind != credPersonal && c.Endpoint.JobToken {
+				if jt := d.JobTokenBySecret(cr.secret); jt != nil {
+					c.JobToken, userID = jt, jt.UserID
+				}
+			}
+			u := d.User(userID)
 			if u == nil {
+				c.Token, c.JobToken = nil, nil
 				return nil
 			}
 			if !u.Active() {
 				blocked = true
 				return nil
 			}
-			c.Token, c.Caller = t, u
+			c.Caller = u
 			return nil
 		})
 		if blocked {
 			return forbiddenMsg("Your account has been blocked.")
 		}
-		if c.Token == nil {
+		if c.Caller == nil {
 			return unauthorized()
 		}
-		if err := checkScope(c); err != nil {
-			return err
-		}
-		if err := s.sudo(c); err != nil {
-			return err
+		if c.Token != nil {
+			if err := checkScope(c); err != nil {
+				return err
+			}
+			if err := s.sudo(c); err != nil {
+				return err
+			}
 		}
 		s.recordActivity(c.Caller) // last_activity_on of billable members
 	}
@@ -131,21 +144,43 @@ func (s *Server) prepare(c *Ctx) error {
 	return nil
 }
 
-// credential finds a personal access token: the PRIVATE-TOKEN header, the
-// private_token parameter, or an OAuth-style bearer header.
-func credential(r *http.Request, p *params.Values) string {
+type credKind int
+
+const (
+	credPersonal credKind = iota // PRIVATE-TOKEN, private_token
+	credJob                      // JOB-TOKEN, job_token
+	credBearer                   // Authorization: Bearer, either kind
+)
+
+type credential struct {
+	kind   credKind
+	secret string
+}
+
+// credentials finds the token a request presents, in the places the spec
+// names: PRIVATE-TOKEN (Authentication 1), JOB-TOKEN, Authorization: Bearer
+// and the job_token parameter (Authentication 2), and private_token.
+func credentials(r *http.Request, p *params.Values) credential {
 	if t := r.Header.Get("PRIVATE-TOKEN"); t != "" {
-		return t
+		return credential{credPersonal, t}
+	}
+	if t := r.Header.Get("JOB-TOKEN"); t != "" {
+		return credential{credJob, t}
 	}
 	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return strings.TrimSpace(b)
+		return credential{credBearer, strings.TrimSpace(b)}
 	}
-	if p.Has("private_token") {
-		if s, ok := p.Raw("private_token").(string); ok {
-			return s
+	for _, q := range []struct {
+		name string
+		kind credKind
+	}{{"private_token", credPersonal}, {"job_token", credJob}} {
+		if p.Has(q.name) {
+			if s, ok := p.Raw(q.name).(string); ok && s != "" {
+				return credential{q.kind, s}
+			}
 		}
 	}
-	return ""
+	return credential{}
 }
 
 // checkScope applies Authentication rule 3: `api` may do anything, `read_api`

@@ -95,6 +95,7 @@ type Data struct {
 	userByName  map[string]*User // lower-cased username
 	userByEmail map[string]*User // lower-cased email
 	tokens      map[string]*Token
+	jobTokens   map[string]*JobToken
 
 	groups     map[int]*Group
 	userNS     map[int]*UserNamespace // namespace id -> personal namespace

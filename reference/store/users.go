@@ -346,3 +346,26 @@ func (d *Data) HasProjectMembership(u *User) bool {
 	}
 	return false
 }
+
+// JobToken is the credential of one running CI job: it acts as the user who
+// started the job, on the endpoints that accept job tokens (Authentication 2).
+type JobToken struct {
+	Secret    string
+	JobID     int
+	ProjectID int
+	UserID    int
+}
+
+// AddJobToken registers the token of a job; jobs call it when they start.
+func (d *Data) AddJobToken(t *JobToken) {
+	if d.jobTokens == nil {
+		d.jobTokens = map[string]*JobToken{}
+	}
+	d.jobTokens[t.Secret] = t
+}
+
+// RemoveJobToken forgets a job's token; it dies with the job.
+func (d *Data) RemoveJobToken(secret string) { delete(d.jobTokens, secret) }
+
+// JobTokenBySecret returns the job token with that secret.
+func (d *Data) JobTokenBySecret(secret string) *JobToken { return d.jobTokens[secret] }
