@@ -23,6 +23,7 @@ const usage = `v4cert — reference server and conformance kit for the REST API 
 Usage:
   v4cert serve [--addr HOST:PORT] [--root-token TOKEN] [--clock fixed|real] [--seed demo|none]
                [--rate-limit N] [--max-query-bytes N] [--external-url URL]
+  v4cert spec [--openapi] [--rules]
   v4cert help
 
 Run "v4cert serve -h" for the flags of serve.
@@ -37,6 +38,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		err = serve(os.Args[2:])
+	case "spec":
+		err = spec(os.Args[2:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

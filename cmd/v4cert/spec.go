@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"v4cert/schemas"
+	"v4cert/specs"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func spec(args []string) error {
+	fs_ := flag.NewFlagSet("spec", flag.ContinueOnError)
+	openapi := fs_.Bool("openapi", false, "print the rulebook and schemas as one OpenAPI 3.1 document")
+	rules := fs_.Bool("rules", false, "print every rule: id, endpoint, what it says")
+	if err := fs_.Parse(args); err != nil {
+		return err
+	}
+	book := specs.Default()
+	switch {
+	case *openapi:
+		docs := map[string][]byte{}
+		err := fs.WalkDir(schemas.FS(), ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+				return err
+			}
+			b, err := fs.ReadFile(schemas.FS(), path)
+			docs[strings.TrimSuffix(path, ".json")] = b
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		out, err := book.OpenAPI(version, docs)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(append(out, '\n'))
+		return err
+	case *rules:
+		for _, r := range book.Rules {
+			fmt.Printf("%-40s %-32s %s\n", r.ID, r.Endpoint, r.Says)
+		}
+		return nil
+	}
+	areas := map[string][2]int{}
+	for _, e := range book.Endpoints {
+		a := areas[e.Area]
+		a[0]++
+		areas[e.Area] = a
+	}
+	for _, r := range book.Rules {
+		a := areas[r.Area]
+		a[1]++
+		areas[r.Area] = a
+	}
+	names := make([]string, 0, len(areas))
+	for n := range areas {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Printf("rulebook %s: %d endpoints, %d rules\n", book.Digest, len(book.Endpoints), len(book.Rules))
+	for _, n := range names {
+		fmt.Printf("  %-18s %3d endpoints %4d rules\n", n, areas[n][0], areas[n][1])
+	}
+	return nil
+}
