@@ -6,19 +6,25 @@ PKGS    := $(shell $(GO) list ./... | grep -v /suites)
 GINKGO  := $(GO) tool ginkgo
 # The suites build fixtures over loopback HTTP; two processes suit a 2-core machine.
 PROCS   ?= 2
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+OUT     ?= out/certify
 
-.PHONY: help run build test vet unit suites bench fuzz clean
+.PHONY: help run build test vet unit suites suites-proxy bench fuzz clean certify certify-reference
+# Record/replay needs one process, one order and a clock that stands still;
+# the 10,001-user spec (label heavy) is left to the parallel run.
+PROXY_OUT  ?= out/proxy
+PROXY_SEED ?= 20260101
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 build: ## build bin/v4cert
-	$(GO) build -o $(BIN) ./cmd/v4cert
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/v4cert
 
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit suites ## everything CI runs: vet, unit tests with fuzz seed corpora, the suites with traceability
+test: vet unit suites suites-proxy certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the suites with traceability, certify of the reference
 	@echo "make test: all checks passed"
 
 vet: ## go vet and gofmt
@@ -32,8 +38,21 @@ unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the pl
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	$(GINKGO) -p --procs=$(PROCS) --randomize-all --no-color --timeout=20m ./suites
 
-bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput against a bare handler
+bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=2s ./reference/...
+	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
+	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
+
+suites-proxy: ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
+	@mkdir -p $(PROXY_OUT)
+	V4CERT_CLOCK=fixed V4CERT_PROXY=record:$(abspath $(PROXY_OUT))/suites.yaml $(GINKGO) --procs=1 --seed=$(PROXY_SEED) --randomize-all --no-color --silence-skips \
+		--label-filter='!heavy' --json-report=record.json --output-dir=$(PROXY_OUT) ./suites > $(PROXY_OUT)/record.log || { tail -50 $(PROXY_OUT)/record.log; exit 1; }
+	V4CERT_PROXY=replay:$(abspath $(PROXY_OUT))/suites.yaml $(GINKGO) --procs=1 --seed=$(PROXY_SEED) --randomize-all --no-color --silence-skips \
+		--label-filter='!heavy' --json-report=replay.json --output-dir=$(PROXY_OUT) ./suites > $(PROXY_OUT)/replay.log || { tail -50 $(PROXY_OUT)/replay.log; exit 1; }
+	V4CERT_VERDICTS=$(abspath $(PROXY_OUT))/record.json,$(abspath $(PROXY_OUT))/replay.json V4CERT_CORPUS=$(abspath $(PROXY_OUT))/suites.yaml \
+		$(GO) test -count=1 -run 'TestSuiteVerdictsMatch|TestFastMatchesLibrary' ./proxy
+	$(GO) run ./cmd/v4cert validate --summary $(PROXY_OUT)/validate-summary.json $(PROXY_OUT)/suites.yaml > $(PROXY_OUT)/validate.txt || { grep -v ' warning ' $(PROXY_OUT)/validate.txt | tail -40; exit 1; }
+	@grep -m1 'exchanges:' $(PROXY_OUT)/validate.txt
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@for t in $$($(GO) test -list 'Fuzz.*' ./reference/params | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} ./reference/params || exit 1; done
@@ -41,3 +60,10 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 
 clean: ## remove build output
 	rm -rf bin out
+
+certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr']
+	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users']"; exit 2; }
+	./$(BIN) certify --target "$(TARGET)" --token "$(TOKEN)" --out "$(OUT)" $(if $(FILTER),--label-filter '$(FILTER)')
+
+certify-reference: build ## serve the built binary on a free loopback port and certify it into out/certify-reference (must be conformant)
+	BIN=$(BIN) .ci/certify-reference

@@ -84,3 +84,7 @@ func New(cfg Config) (*Instance, error) {
 	inst.Server = srv
 	return inst, nil
 }
+
+// Close releases what the instance holds outside memory: the repositories'
+// git processes and their temporary directory.
+func (i *Instance) Close() error { return i.Server.Close() }

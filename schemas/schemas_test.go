@@ -14,9 +14,12 @@ import (
 // want lists the schemas other packages already refer to by name.
 var want = []string{
 	"access_level", "access_request", "billable_member", "billable_membership",
+	"blame_range", "branch", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence",
 	"error", "error_cherry_pick", "error_missing_attribute", "error_spam", "error_validation",
-	"group", "group_list_entry", "member", "personal_access_token",
-	"project", "project_embedded", "project_group_link", "project_simple", "shared_with_group",
+	"file_write_result",
+	"group", "group_list_entry", "lfs_object", "member", "personal_access_token",
+	"project", "project_embedded", "project_group_link", "project_simple",
+	"repository_file", "shared_with_group", "tag",
 	"topic", "user", "user_admin", "user_list_entry", "user_reference",
 }
 

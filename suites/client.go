@@ -39,6 +39,8 @@ type Response struct {
 	Body     []byte
 	Endpoint *specs.Endpoint
 	ReqBody  string
+	// ReqHeader is what was sent, for the report of a failed spec (redacted there).
+	ReqHeader http.Header
 }
 
 // JSON returns the body as a gjson result for reading fields.
@@ -211,6 +213,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	body, err := io.ReadAll(res.Body)
 	Expect(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
 	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
+	resp.ReqHeader = hr.Header
 	if apiPath != "" {
 		p := apiPath
 		if i := strings.IndexByte(p, '?'); i >= 0 {
@@ -222,6 +225,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 		}
 	}
 	exchanges.add(resp, time.Since(start))
+	endpointsSeen.add(resp)
 	if !req.noCheck {
 		Expect(resp).To(MatchEndpointSchema())
 	}

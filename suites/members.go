@@ -824,7 +824,8 @@ var _ = Describe("GET /groups/:id/billable_members/:user_id/memberships", Label(
 	It("names the role of each access level", Label("rule:members.billable-memberships.2", "rule:auth.levels.1"), func(ctx SpecContext) {
 		t := newMembersTree(ctx, "private")
 		names := map[int]string{GuestLevel: "Guest", ReporterLevel: "Reporter", DeveloperLevel: "Developer", MaintainerLevel: "Maintainer", OwnerLevel: "Owner"}
-		for lv, name := range names {
+		for _, lv := range []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel, OwnerLevel} { // in order: a recorded run replays
+			name := names[lv]
 			u := NewUser(ctx)
 			AddGroupMember(ctx, t.Sub, u, lv)
 			r := t.Owner.Get(ctx, billablePath(t.Root, fmt.Sprintf("/%d/memberships", u.ID)))

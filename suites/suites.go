@@ -64,6 +64,7 @@ func startReference() Target {
 	token := store.NewSecret("glpat-")
 	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed"})
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(inst.Close) // after the server has shut down: cleanups run last-in first-out
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	srv := &http.Server{Handler: inst.Server, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: reference.MaxHeaderBytes}
@@ -74,6 +75,9 @@ func startReference() Target {
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	t, ok := TargetFromEnv()
+	if !ok {
+		t, ok = replayTarget() // V4CERT_PROXY=replay:FILE answers from a cassette, with no server
+	}
 	if !ok {
 		t = startReference()
 	}
@@ -87,6 +91,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		Timeout:   30 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 16, Proxy: http.ProxyFromEnvironment},
 	}}
+	routeThroughProxy(api) // V4CERT_PROXY: through an in-process v4cert proxy (suites/proxy.go)
 	me := api.Get(context.Background(), "/user")
 	Expect(me).To(HaveStatus(200), "the administrator token must authenticate")
 	Expect(me.Get("is_admin").Bool()).To(BeTrue(), "V4CERT_TOKEN must belong to an administrator")
@@ -100,7 +105,7 @@ var _ = AfterEach(func() {
 		return
 	}
 	for _, r := range ex {
-		AddReportEntry("exchange", ReportEntryVisibilityFailureOrVerbose, r.String())
+		AddReportEntry("exchange", ReportEntryVisibilityFailureOrVerbose, r.Exchange())
 	}
 })
 

@@ -24,9 +24,15 @@ Usage:
   v4cert serve [--addr HOST:PORT] [--root-token TOKEN] [--clock fixed|real] [--seed demo|none]
                [--rate-limit N] [--max-query-bytes N] [--external-url URL]
   v4cert spec [--openapi] [--rules]
+  v4cert certify --target URL --token TOKEN --out DIR [--label-filter EXPR] [--via-proxy]
+                 [--rerun-failed DIR/report.json] [--seed N]
+  v4cert proxy --upstream URL [--listen HOST:PORT] [--mode validate|record|replay] [--cassette FILE]
+               [--append|--overwrite] [--violations FILE] [--summary FILE] [--preserve-host]
+  v4cert validate [--violations FILE] [--summary FILE] [--strict] CASSETTE
+  v4cert version
   v4cert help
 
-Run "v4cert serve -h" for the flags of serve.
+Run "v4cert serve -h", "v4cert certify -h", "v4cert proxy -h" or "v4cert validate -h" for the flags of each command.
 `
 
 func main() {
@@ -40,6 +46,15 @@ func main() {
 		err = serve(os.Args[2:])
 	case "spec":
 		err = spec(os.Args[2:])
+	case "certify":
+		os.Exit(certify(os.Args[2:]))
+	case "proxy":
+		os.Exit(runProxy(os.Args[2:]))
+	case "validate":
+		os.Exit(validate(os.Args[2:]))
+	case "version", "--version":
+		fmt.Println("v4cert", version)
+		return
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return
@@ -75,6 +90,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	defer inst.Close() // the repositories' temporary directory
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

@@ -139,6 +139,7 @@ func fuzzRequest(t *testing.T, method, path, rawQuery, contentType string, body 
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer inst.Close() // the repositories' temporary directory
 	r := httptest.NewRequest(http.MethodGet, "/", bytes.NewReader(body))
 	r.Method, r.URL, r.RequestURI = method, u, target
 	if len(body) == 0 {

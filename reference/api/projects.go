@@ -54,7 +54,9 @@ func (s *Server) createProject(c *Ctx) error {
 	if f.Name == nil && f.Path == nil {
 		return missing("name")
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var created *store.Project
+	var body ProjectJSON
+	err = s.store.Write(func(d *store.Data) error {
 		if f.NamespaceID != nil {
 			ns := d.Namespace(*f.NamespaceID)
 			switch {
@@ -73,8 +75,18 @@ func (s *Server) createProject(c *Ctx) error {
 		if err != nil {
 			return asError(err, "Namespace")
 		}
-		return c.JSON(http.StatusCreated, c.view(d).project(p))
+		created, body = p, c.view(d).project(p)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// The repository is made outside the store's lock: git takes milliseconds.
+	if err := s.createRepository(c.R.Context(), created, c.Caller, f.InitializeWithReadme); err != nil {
+		s.store.Write(func(d *store.Data) error { d.DeleteProject(created); return nil })
+		return errorf(http.StatusInternalServerError, "500 Internal Server Error - repository: %v", err)
+	}
+	return c.JSON(http.StatusCreated, body)
 }
 
 // listProjects implements GET /projects with the topic filter (rule projects.topic.1).
@@ -210,6 +222,7 @@ func (s *Server) deleteProject(c *Ctx) error {
 			return err
 		}
 		d.DeleteProject(p)
+		s.dropRepository(d, p.ID)
 		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 	})
 }

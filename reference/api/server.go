@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"v4cert/reference/git"
 	"v4cert/reference/store"
 	"v4cert/specs"
 )
@@ -27,6 +28,9 @@ type Options struct {
 	RateLimit int
 	// Log receives one line per panic recovered; nil discards.
 	Log *log.Logger
+	// RepoDir holds the projects' git repositories; empty uses a temporary
+	// directory that Close removes.
+	RepoDir string
 }
 
 // DefaultMaxQueryBytes is the query-string limit unless configured.
@@ -40,6 +44,7 @@ type Server struct {
 	book    *specs.Rulebook
 	limiter *limiter
 	routes  map[string]*route
+	repos   *git.Manager
 }
 
 type route struct {
@@ -56,6 +61,13 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		opts.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	s := &Server{store: st, opts: opts, mux: http.NewServeMux(), book: specs.Default(), routes: map[string]*route{}}
+	// Repositories are real git repositories; without git the server refuses to start.
+	if _, err := git.Check(); err != nil {
+		return nil, err
+	}
+	var clock store.Clock
+	st.Read(func(d *store.Data) error { clock = d.Now; return nil })
+	s.repos = git.NewManager(opts.RepoDir, clock)
 	if opts.RateLimit > 0 {
 		s.limiter = newLimiter(opts.RateLimit)
 	}

@@ -105,6 +105,8 @@ type Data struct {
 	requests   map[memberKey]*AccessRequest
 	topics     map[int]*Topic
 	usersCache map[string][]*User // orderings of users, dropped on write
+
+	commitComments map[int][]*CommitComment // by project
 }
 
 type memberKey struct {

@@ -42,6 +42,7 @@ func TestProvisioningWithGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer inst.Close() // the repositories' temporary directory
 	srv := httptest.NewServer(inst.Server)
 	defer srv.Close()
 	root := newClient(t, srv.URL, rootToken)

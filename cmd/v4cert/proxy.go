@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"v4cert/proxy"
+)
+
+const proxyHelp = `Usage: v4cert proxy --upstream URL [flags]
+
+Sits between any client and any implementation of the API and watches the
+traffic without changing it. Reverse mode: point the client's base URL at the
+proxy. Forward mode: set HTTP_PROXY=http://LISTEN for the client (plain http
+upstreams; https through forward mode is tunnelled unchecked).
+
+Modes:
+  validate  pass traffic on and check every exchange against the rulebook and schemas
+  record    the same, and write every exchange to a go-vcr v2 cassette (secrets redacted)
+  replay    answer from a cassette with no upstream; a request with no recorded
+            answer gets status 599 with header X-V4cert-Replay: miss and a JSON body
+            naming the closest recorded request and how it differs
+
+An existing cassette is never overwritten by accident: record refuses to start
+unless --append (add to it) or --overwrite (replace it) is given. The cassette
+is written as the traffic flows, one interaction at a time, so a long recording
+never sits in memory and the file is a valid cassette at every moment.
+
+Findings are printed to stderr as they are made and, with --violations, written
+one JSON object per line. On SIGINT or SIGTERM the proxy stops accepting, lets
+requests in flight finish, writes out the cassette, the findings and the summary
+(which endpoints and statuses the traffic covered), then exits: 0 when no
+finding is an error, 1 otherwise.
+
+Flags:
+`
+
+func runProxy(args []string) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), proxyHelp)
+		fs.PrintDefaults()
+	}
+	upstream := fs.String("upstream", "", "the implementation's base URL, scheme://host[:port] (not needed in replay)")
+	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
+	mode := fs.String("mode", "validate", "validate, record or replay")
+	cas := fs.String("cassette", "", "cassette file to record to or replay from (go-vcr v2 format; name it *.yaml for go-vcr's recorder)")
+	appendTo := fs.Bool("append", false, "record: add to an existing cassette")
+	overwrite := fs.Bool("overwrite", false, "record: replace an existing cassette")
+	violations := fs.String("violations", "", "write findings to this file, one JSON object per line")
+	summary := fs.String("summary", "", "write the summary as JSON to this file at exit")
+	preserveHost := fs.Bool("preserve-host", false, "send the client's Host header upstream (links then point back through the proxy's name)")
+	timeout := fs.Duration("timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
+	quiet := fs.Bool("quiet", false, "do not print findings as they are made")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "v4cert proxy: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *appendTo && *overwrite {
+		fmt.Fprintln(os.Stderr, "v4cert proxy: choose one of --append and --overwrite")
+		return 2
+	}
+	m := proxy.Mode(*mode)
+	if (m == proxy.ModeValidate || m == proxy.ModeRecord) && *upstream == "" {
+		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
+	}
+	opts := proxy.Options{Mode: m, Upstream: *upstream, Cassette: *cas, PreserveHost: *preserveHost, Timeout: *timeout,
+		Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
+	switch {
+	case *appendTo:
+		opts.Existing = proxy.Append
+	case *overwrite:
+		opts.Existing = proxy.Overwrite
+	}
+	var vfile *os.File
+	if *violations != "" {
+		f, err := os.Create(*violations)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert proxy:", err)
+			return 1
+		}
+		vfile = f
+		opts.Violations = f
+	}
+	if !*quiet {
+		opts.OnViolation = func(v proxy.Violation) { fmt.Fprintln(os.Stderr, proxy.Format(v)) }
+	}
+	p, err := proxy.New(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "v4cert", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base, err := p.Start(*listen)
+	if err != nil {
+		p.Close()
+		fmt.Fprintln(os.Stderr, "v4cert proxy:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "v4cert proxy (%s) listening on %s", m, base)
+	if *upstream != "" && m != proxy.ModeReplay {
+		fmt.Fprintf(os.Stderr, " → %s", *upstream)
+	}
+	fmt.Fprintln(os.Stderr)
+	<-ctx.Done()
+	stop() // a second signal ends the process at once
+	fmt.Fprintln(os.Stderr, "v4cert proxy: stopping; writing out what was recorded")
+	s, _, err := p.Close()
+	return finishProxy(s, err, vfile, *summary, os.Stderr)
+}
+
+func finishProxy(s proxy.Summary, err error, vfile *os.File, summary string, out io.Writer) int {
+	status := 0
+	if vfile != nil {
+		if e := vfile.Close(); e != nil && err == nil {
+			err = e
+		}
+	}
+	if summary != "" {
+		if e := proxy.WriteSummary(summary, s); e != nil && err == nil {
+			err = e
+		}
+	}
+	fmt.Fprint(out, proxy.FormatSummary(s))
+	if err != nil {
+		fmt.Fprintln(out, "v4cert proxy:", err)
+		status = 1
+	}
+	if s.Errors > 0 {
+		status = 1
+	}
+	return status
+}

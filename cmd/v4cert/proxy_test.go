@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"v4cert/proxy"
+)
+
+// TestProxySignalWritesEverything runs `v4cert proxy --mode record` as its
+// own process, sends traffic, stops it with SIGTERM and checks that the
+// cassette, the violations and the summary are all complete on disk.
+func TestProxySignalWritesEverything(t *testing.T) {
+	if args := os.Getenv("V4CERT_PROXY_CHILD"); args != "" {
+		os.Exit(runProxy(strings.Split(args, "\x1f")))
+	}
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/v4/users/1" {
+			w.Write([]byte(`{"message":"404 User Not Found"}`)) // 200 with an error shape: violations
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"message":"404 Not Found"}`))
+	}))
+	defer upstream.Close()
+	dir := t.TempDir()
+	cas, vio, sum := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "v.jsonl"), filepath.Join(dir, "s.json")
+	args := []string{"--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--mode", "record", "--cassette", cas,
+		"--violations", vio, "--summary", sum, "--quiet"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
+	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stderr)
+	first, err := lines.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start line: %v", err)
+	}
+	i := strings.Index(first, "http://")
+	if i < 0 {
+		cmd.Process.Kill()
+		t.Fatalf("start line %q", first)
+	}
+	base := strings.Fields(first[i:])[0]
+	const n = 20
+	for k := range n {
+		path := "/api/v4/users/1"
+		if k%2 == 1 {
+			path = "/api/v4/users/2"
+		}
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(lines)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Errorf("exit: %v (want status 1: errors were found)\n%s", err, rest)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the proxy did not stop on SIGTERM")
+	}
+	c, err := proxy.LoadCassette(cas)
+	if err != nil || len(c.Interactions) != n {
+		t.Fatalf("cassette: %v, %d interactions, want %d", err, len(c.Interactions), n)
+	}
+	data, _ := os.ReadFile(vio)
+	vlines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(vlines) < n/2 {
+		t.Fatalf("%d violation lines for %d bad answers", len(vlines), n/2)
+	}
+	for _, l := range vlines {
+		var v proxy.Violation
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v.Endpoint == "" {
+			t.Fatalf("violation line %q: %v", l, err)
+		}
+	}
+	var s proxy.Summary
+	data, _ = os.ReadFile(sum)
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Exchanges != n || s.Recorded != n || s.Coverage["users.get"][200] != n/2 || s.Coverage["users.get"][404] != n/2 {
+		t.Errorf("summary %+v", s)
+	}
+	if !strings.Contains(string(rest), "coverage:") {
+		t.Errorf("no summary printed:\n%s", rest)
+	}
+}
+
+func TestValidateExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string, code int) string {
+		path := filepath.Join(dir, name)
+		c := "---\nversion: 1\ninteractions:\n- request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: \"http://x/api/v4/users/1\"\n    method: \"GET\"\n" +
+			"  response:\n    body: " + body + "\n    headers:\n      \"Content-Type\": [\"application/json\"]\n    status: \"\"\n    code: " + strconv.Itoa(code) + "\n    duration: 1ms\n"
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	clean := write("clean.yaml", `"{\"message\":\"404 User Not Found\"}"`, 404)
+	dirty := write("dirty.yaml", `"{\"id\":1}"`, 200)
+	if got := validate([]string{clean}); got != 0 {
+		t.Errorf("clean cassette: exit %d", got)
+	}
+	if got := validate([]string{dirty}); got != 1 {
+		t.Errorf("cassette with violations: exit %d", got)
+	}
+	if got := validate([]string{filepath.Join(dir, "missing.yaml")}); got != 1 {
+		t.Errorf("missing cassette: exit %d", got)
+	}
+}

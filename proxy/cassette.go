@@ -1,0 +1,360 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dnaeon/go-vcr/v2/cassette"
+	"gopkg.in/yaml.v3"
+)
+
+// A cassette is written in go-vcr v2's format (github.com/dnaeon/go-vcr/v2
+// v2.1.0: version 1, a list of interactions), so cassette.Load and go-vcr's
+// recorder read it in a user's own tests. Unlike go-vcr, which holds every
+// interaction in memory until Stop, the proxy streams: the header once, then
+// each interaction appended as it completes. interactions is the last key of
+// the document, so the file is a valid cassette after every interaction.
+
+const cassetteHeader = "---\nversion: 1\ninteractions:\n"
+
+// ExistingPolicy says what record does with a cassette that already exists.
+type ExistingPolicy int
+
+// What to do with an existing cassette file.
+const (
+	Refuse    ExistingPolicy = iota // fail: nothing recorded is ever overwritten by accident
+	Append                          // add the new interactions after the recorded ones
+	Overwrite                       // start the file afresh
+)
+
+// ErrCassetteExists is returned when record meets an existing cassette and
+// neither Append nor Overwrite was chosen.
+var ErrCassetteExists = errors.New("cassette exists")
+
+type cassetteWriter struct {
+	mu     sync.Mutex
+	f      *os.File
+	w      *bufio.Writer
+	n      int
+	indent string // of the list items, when appending to a cassette indented otherwise
+}
+
+func openCassette(path string, policy ExistingPolicy) (*cassetteWriter, error) {
+	_, err := os.Stat(path)
+	exists := err == nil
+	switch {
+	case exists && policy == Refuse:
+		return nil, fmt.Errorf("%w: %s (choose --append to add to it or --overwrite to replace it)", ErrCassetteExists, path)
+	case exists && policy == Append:
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return nil, err
+		}
+		indent, err := prepareAppend(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), indent: indent}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	if _, err := c.w.WriteString(cassetteHeader); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return c, c.w.Flush()
+}
+
+// prepareAppend positions f at the end of its interaction list, accepting
+// cassettes this proxy wrote and those go-vcr v2 saved (which end with the
+// interactions key too, or "interactions: []" when empty, and indent the
+// list by four spaces), and returns the indentation new items must take.
+func prepareAppend(f *os.File) (string, error) {
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if !bytes.HasPrefix(bytes.TrimPrefix(head, []byte("---\n")), []byte("version: 1\n")) {
+		return "", errors.New("not a go-vcr v2 cassette (no version: 1 header); refusing to append")
+	}
+	indent := ""
+	if m := listIndent.FindSubmatch(head); m != nil {
+		indent = string(m[1])
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return "", err
+	}
+	tailLen := min(size, 4096)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
+		return "", err
+	}
+	if i := bytes.LastIndex(tail, []byte("interactions: []\n")); i >= 0 && i+len("interactions: []\n") == len(tail) {
+		if err := f.Truncate(size - tailLen + int64(i)); err != nil {
+			return "", err
+		}
+		if _, err := f.Seek(0, io.SeekEnd); err != nil {
+			return "", err
+		}
+		_, err := f.WriteString("interactions:\n")
+		return "", err
+	}
+	if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+		_, err := f.WriteString("\n")
+		return indent, err
+	}
+	return indent, nil
+}
+
+var listIndent = regexp.MustCompile(`(?m)^interactions:\n( *)- `)
+
+func (c *cassetteWriter) write(in *cassette.Interaction) error {
+	b := getBuf()
+	defer putBuf(b)
+	writeInteraction(b, in)
+	out := b.Bytes()
+	if c.indent != "" {
+		// Every scalar is on one line, so indenting each line keeps the item intact.
+		out = append([]byte(c.indent), bytes.ReplaceAll(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"), []byte("\n"+c.indent))...)
+		out = append(out, '\n')
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.w.Write(out)
+	c.n++
+	return err
+}
+
+func (c *cassetteWriter) flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.w.Flush()
+}
+
+func (c *cassetteWriter) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.w.Flush()
+	if e := c.f.Sync(); err == nil {
+		err = e
+	}
+	if e := c.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// writeInteraction emits one list item in the layout yaml.v3 reads into
+// cassette.Interaction. Strings are double-quoted with escapes so any text
+// survives; bodies that are not UTF-8 go as !!binary, which yaml.v3 decodes
+// back to the same bytes.
+func writeInteraction(b *bytes.Buffer, in *cassette.Interaction) {
+	b.WriteString("- request:\n    body: ")
+	writeBody(b, in.Request.Body)
+	b.WriteString("\n    form:")
+	writeValues(b, in.Request.Form)
+	b.WriteString("\n    headers:")
+	writeValues(b, in.Request.Headers)
+	b.WriteString("\n    url: ")
+	writeQuoted(b, in.Request.URL)
+	b.WriteString("\n    method: ")
+	writeQuoted(b, in.Request.Method)
+	b.WriteString("\n  response:\n    body: ")
+	writeBody(b, in.Response.Body)
+	b.WriteString("\n    headers:")
+	writeValues(b, in.Response.Headers)
+	b.WriteString("\n    status: ")
+	writeQuoted(b, in.Response.Status)
+	b.WriteString("\n    code: ")
+	b.WriteString(strconv.Itoa(in.Response.Code))
+	b.WriteString("\n    duration: ")
+	b.WriteString(in.Response.Duration.String())
+	b.WriteString("\n")
+}
+
+func writeValues[M ~map[string][]string](b *bytes.Buffer, m M) {
+	if len(m) == 0 {
+		b.WriteString(" {}")
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.WriteString("\n      ")
+		writeQuoted(b, k)
+		b.WriteString(": [")
+		for i, v := range m[k] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeQuoted(b, v)
+		}
+		b.WriteString("]")
+	}
+}
+
+func writeBody(b *bytes.Buffer, s string) {
+	if !utf8.ValidString(s) {
+		b.WriteString("!!binary ")
+		b.WriteString(base64.StdEncoding.EncodeToString([]byte(s)))
+		return
+	}
+	writeQuoted(b, s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeQuoted writes a YAML double-quoted scalar of a valid UTF-8 string.
+// Everything a YAML reader could fold, normalize or reject is escaped:
+// controls, DEL, C1 controls (NEL is a line break), line and paragraph
+// separators, the byte-order mark and non-characters.
+func writeQuoted(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\r':
+				b.WriteString(`\r`)
+			default:
+				b.WriteString(`\x`)
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			b.WriteString(s[start:i])
+			fmt.Fprintf(b, `\u%04x`, r)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// interactionOf builds the cassette entry of an exchange with every secret
+// hidden: credentials in headers and the query, secret fields of bodies,
+// user information in URLs, and any value found secret anywhere in the
+// request reappearing elsewhere in the exchange.
+func interactionOf(ex *Exchange) *cassette.Interaction {
+	var reqSecrets []string
+	reqHeader := redactHeader(ex.ReqHeader, &reqSecrets)
+	reqHeader.Del("Host")
+	u := RedactURLCollect(ex.URL, &reqSecrets)
+	reqCT := ex.ReqHeader.Get("Content-Type")
+	reqBody := redactBody(ex.ReqBody, reqCT, &reqSecrets)
+	reqBody = replaceAll(reqBody, reqSecrets)
+	u = replaceAllString(u, reqSecrets)
+
+	respSecrets := append([]string(nil), reqSecrets...)
+	respHeader := redactHeader(ex.Header, &respSecrets)
+	respBody := redactBody(ex.Body, ex.Header.Get("Content-Type"), &respSecrets)
+	respBody = replaceAll(respBody, respSecrets)
+	for k, vs := range respHeader {
+		for i, v := range vs {
+			vs[i] = replaceAllString(v, respSecrets)
+		}
+		respHeader[k] = vs
+	}
+	for k, vs := range reqHeader {
+		for i, v := range vs {
+			vs[i] = replaceAllString(v, reqSecrets)
+		}
+		reqHeader[k] = vs
+	}
+	var form url.Values
+	if mt := mediaType(reqCT); mt == "application/x-www-form-urlencoded" {
+		form, _ = url.ParseQuery(string(reqBody))
+	}
+	return &cassette.Interaction{
+		Request: cassette.Request{
+			Body: string(reqBody), Form: form, Headers: reqHeader, URL: u, Method: ex.Method,
+		},
+		Response: cassette.Response{
+			Body: string(respBody), Headers: respHeader, Status: statusText(ex.Status), Code: ex.Status,
+			Duration: ex.Duration.Round(time.Microsecond),
+		},
+	}
+}
+
+// RedactURLCollect is RedactURL that also reports the hidden values.
+func RedactURLCollect(raw string, found *[]string) string {
+	s := raw
+	for _, m := range credentialURL.FindAllStringSubmatch(s, -1) {
+		*found = append(*found, m[2])
+	}
+	s = redactCredentialsIn(s)
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	return s[:q+1] + redactQuery(s[q+1:], found)
+}
+
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return strconv.Itoa(code) + " " + t
+	}
+	return strconv.Itoa(code)
+}
+
+func mediaType(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// LoadCassette reads a cassette the way go-vcr's cassette.Load does, from
+// any file name (go-vcr itself insists on a .yaml suffix it adds).
+func LoadCassette(path string) (*cassette.Cassette, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c := cassette.New(strings.TrimSuffix(path, ".yaml"))
+	if err := yaml.Unmarshal(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

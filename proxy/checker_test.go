@@ -1,0 +1,231 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func userEntry(id int) string {
+	return fmt.Sprintf(`{"id":%d,"username":"u%d","name":"U %d","state":"active","locked":false,"avatar_url":null,"web_url":"http://x/u%d"}`, id, id, id, id)
+}
+
+func usersPage(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = userEntry(i + 1)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+type pageOpts struct {
+	page, per, total int
+	omitTotal        bool
+	links            string // overrides the computed Link header when set
+}
+
+// offsetPage builds a consistent offset page the way Limits rule 2 describes it.
+func offsetPage(query string, o pageOpts, items int) *Exchange {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Page", fmt.Sprint(o.page))
+	h.Set("X-Per-Page", fmt.Sprint(o.per))
+	pages := (o.total + o.per - 1) / o.per
+	next, prev := "", ""
+	if o.page < pages {
+		next = fmt.Sprint(o.page + 1)
+	}
+	if o.page > 1 {
+		prev = fmt.Sprint(o.page - 1)
+	}
+	h.Set("X-Next-Page", next)
+	h.Set("X-Prev-Page", prev)
+	link := func(rel string, page int) string {
+		return fmt.Sprintf(`<http://x/api/v4/users?per_page=%d&page=%d>; rel="%s"`, o.per, page, rel)
+	}
+	var links []string
+	if prev != "" {
+		links = append(links, link("prev", o.page-1))
+	}
+	if next != "" {
+		links = append(links, link("next", o.page+1))
+	}
+	links = append(links, link("first", 1))
+	if !o.omitTotal {
+		h.Set("X-Total", fmt.Sprint(o.total))
+		h.Set("X-Total-Pages", fmt.Sprint(pages))
+		links = append(links, link("last", max(pages, 1)))
+	}
+	h.Set("Link", strings.Join(links, ", "))
+	if o.links != "" {
+		h.Set("Link", o.links)
+	}
+	return &Exchange{Method: "GET", URL: "http://x/api/v4/users?" + query, Path: "/api/v4/users", RawQuery: query,
+		Status: 200, Header: h, Body: []byte(usersPage(items))}
+}
+
+func findings(vs []Violation, sev Severity) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Severity == sev {
+			out = append(out, Format(v))
+		}
+	}
+	return out
+}
+
+func TestCheckerPagination(t *testing.T) {
+	c := NewChecker(nil)
+	cases := []struct {
+		name string
+		ex   *Exchange
+		want string // substring of the one expected error; empty: clean
+	}{
+		{"consistent first page", offsetPage("per_page=5&page=1", pageOpts{page: 1, per: 5, total: 12}, 5), ""},
+		{"consistent last page", offsetPage("per_page=5&page=3", pageOpts{page: 3, per: 5, total: 12}, 2), ""},
+		{"empty list", offsetPage("", pageOpts{page: 1, per: 20, total: 0}, 0), ""},
+		{"too many items", offsetPage("per_page=5&page=1", pageOpts{page: 1, per: 5, total: 12}, 6), "at most per_page=5"},
+		{"x-per-page not echoed", func() *Exchange {
+			ex := offsetPage("per_page=5&page=1", pageOpts{page: 1, per: 5, total: 12}, 5)
+			ex.Header.Set("X-Per-Page", "20")
+			return ex
+		}(), "x-per-page 5"},
+		{"x-page not echoed", func() *Exchange {
+			ex := offsetPage("per_page=5&page=2", pageOpts{page: 2, per: 5, total: 12}, 5)
+			ex.Header.Set("X-Page", "1")
+			return ex
+		}(), "x-page 2"},
+		{"x-total-pages wrong", func() *Exchange {
+			ex := offsetPage("per_page=5", pageOpts{page: 1, per: 5, total: 12}, 5)
+			ex.Header.Set("X-Total-Pages", "2")
+			return ex
+		}(), "ceil(x-total 12 / x-per-page 5)"},
+		{"next link missing", offsetPage("per_page=5", pageOpts{page: 1, per: 5, total: 12,
+			links: `<http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`}, 5), "rel=next to page 2"},
+		{"next link to the wrong page", offsetPage("per_page=5", pageOpts{page: 1, per: 5, total: 12,
+			links: `<http://x/api/v4/users?per_page=5&page=3>; rel="next", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`}, 5), "page=2"},
+		{"link drops a filter", func() *Exchange {
+			ex := offsetPage("per_page=5&search=x", pageOpts{page: 1, per: 5, total: 5}, 5)
+			return ex
+		}(), "keeping search=x"},
+		{"over 10,000 with totals", offsetPage("per_page=100", pageOpts{page: 1, per: 100, total: 10001}, 100), "no x-total above 10,000"},
+		{"over 10,000 done right", offsetPage("per_page=100", pageOpts{page: 1, per: 100, omitTotal: true, total: 10001}, 100), ""},
+		{"last link without totals", offsetPage("per_page=100", pageOpts{page: 1, per: 100, omitTotal: true, total: 10001,
+			links: `<http://x/api/v4/users?per_page=100&page=2>; rel="next", <http://x/api/v4/users?per_page=100&page=1>; rel="first", <http://x/api/v4/users?per_page=100&page=101>; rel="last"`}, 100), "no rel=last when x-total is omitted"},
+		{"per_page above 100 clamps", offsetPage("per_page=500", pageOpts{page: 1, per: 100, total: 3}, 3), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := findings(c.Check(tc.ex), SeverityError)
+			if tc.want == "" {
+				if len(errs) > 0 {
+					t.Fatalf("want clean, got\n%s", strings.Join(errs, "\n"))
+				}
+				return
+			}
+			for _, e := range errs {
+				if strings.Contains(e, tc.want) {
+					return
+				}
+			}
+			t.Fatalf("want a finding containing %q, got\n%s", tc.want, strings.Join(errs, "\n"))
+		})
+	}
+}
+
+func TestCheckerKeyset(t *testing.T) {
+	c := NewChecker(nil)
+	page := func(items int, link string) *Exchange {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if link != "" {
+			h.Set("Link", link)
+		}
+		q := "pagination=keyset&per_page=2&order_by=id&sort=asc"
+		return &Exchange{Method: "GET", URL: "http://x/api/v4/users?" + q, Path: "/api/v4/users", RawQuery: q, Status: 200, Header: h, Body: []byte(usersPage(items))}
+	}
+	good := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&cursor=abc>; rel="next"`
+	if errs := findings(c.Check(page(2, good)), SeverityError); len(errs) > 0 {
+		t.Errorf("full page with next: %v", errs)
+	}
+	if errs := findings(c.Check(page(0, "")), SeverityError); len(errs) > 0 {
+		t.Errorf("empty last page: %v", errs)
+	}
+	if errs := findings(c.Check(page(0, good)), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "empty (last) keyset page") {
+		t.Errorf("next on an empty page: %v", errs)
+	}
+	lost := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=name&sort=asc&cursor=abc>; rel="next"`
+	if errs := findings(c.Check(page(2, lost)), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "order_by=id") {
+		t.Errorf("next changing order_by: %v", errs)
+	}
+	if errs := findings(c.Check(page(2, "")), SeverityError); len(errs) != 1 {
+		t.Errorf("full page without next: %v", errs)
+	}
+}
+
+func TestCheckerStatusSchemaAndBodies(t *testing.T) {
+	c := NewChecker(nil)
+	json := http.Header{"Content-Type": {"application/json"}}
+	ex := func(method, path string, status int, h http.Header, body string) *Exchange {
+		return &Exchange{Method: method, URL: "http://x" + path, Path: path, Status: status, Header: h, Body: []byte(body)}
+	}
+	user := `{"id":1,"username":"root","name":"Root","state":"active","locked":false,"avatar_url":null,"web_url":"http://x/root","created_at":"2024-01-01T00:00:00.000Z","bio":"","location":"","public_email":"","skype":"","linkedin":"","twitter":"","discord":"","website_url":"","organization":"","job_title":"","pronouns":null,"bot":false,"work_information":null,"followers":0,"following":0,"is_followed":false,"local_time":null}`
+	cases := []struct {
+		name string
+		ex   *Exchange
+		sev  Severity
+		want string
+	}{
+		{"status the endpoint never answers", ex("GET", "/api/v4/users", 418, json, `{"message":"teapot"}`), SeverityError, "a status of"},
+		{"rate limit allowed everywhere", ex("GET", "/api/v4/users", 429, json, `{"message":"Retry later"}`), "", ""},
+		{"malformed JSON", ex("GET", "/api/v4/users", 200, json, `[{"id":1,`), SeverityError, "malformed JSON"},
+		{"wrong content type", ex("GET", "/api/v4/users", 200, http.Header{"Content-Type": {"text/html"}}, `[]`), SeverityError, "Content-Type application/json"},
+		{"schema: missing field", ex("GET", "/api/v4/users", 200, json, `[{"id":1}]`), SeverityError, `missing property "username"`},
+		{"schema: wrong type", ex("GET", "/api/v4/users", 200, json, `[{"id":"1","username":"a","name":"a","state":"active","avatar_url":null,"web_url":"w"}]`), SeverityError, "/0/id"},
+		{"error body shape", ex("GET", "/api/v4/users/1", 404, json, `{"error_text":"nope"}`), SeverityError, `missing property "message"`},
+		{"error body fine", ex("GET", "/api/v4/users/1", 404, json, `{"message":"404 User Not Found"}`), "", ""},
+		{"unknown endpoint", ex("GET", "/api/v4/nothing/here", 404, json, `{"message":"404 Not Found"}`), SeverityWarning, "unknown endpoint"},
+		{"encoded id matches one segment", ex("GET", "/api/v4/groups/a%2Fb", 404, json, `{"message":"404 Group Not Found"}`), "", ""},
+		{"un-encoded id matches nothing", ex("GET", "/api/v4/groups/a/b", 404, json, `{"message":"404 Not Found"}`), SeverityWarning, "unknown endpoint"},
+		{"body on 204", ex("DELETE", "/api/v4/users/5", 204, http.Header{}, `{}`), SeverityError, "no body with status 204"},
+		{"valid user", ex("GET", "/api/v4/users/1", 200, json, user), "", ""},
+		{"upstream failure", &Exchange{Method: "GET", URL: "http://x/api/v4/users", Path: "/api/v4/users", Err: fmt.Errorf("connection refused")}, SeverityError, "an answer from the upstream"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := c.Check(tc.ex)
+			if tc.sev == "" {
+				if len(vs) > 0 {
+					t.Fatalf("want clean, got %+v", vs)
+				}
+				return
+			}
+			for _, f := range findings(vs, tc.sev) {
+				if strings.Contains(f, tc.want) {
+					return
+				}
+			}
+			t.Fatalf("want a %s containing %q, got %+v", tc.sev, tc.want, vs)
+		})
+	}
+}
+
+func TestCheckerDeprecatedFieldWarnsOncePerPage(t *testing.T) {
+	fast := loadFast()
+	// project_embedded marks tag_list deprecated (Resources, Project).
+	var name string
+	for _, n := range []string{"project_embedded", "project_simple"} {
+		if _, ok := fast.roots[n]; ok {
+			name = n
+			break
+		}
+	}
+	if name == "" {
+		t.Skip("no compiled project schema")
+	}
+	body := []byte(`[{"tag_list":["a"]},{"tag_list":[]}]`)
+	_, _, notes := fast.validate(name, true, body)
+	if len(notes) != 1 || notes[0].Pointer != "/0/tag_list" {
+		t.Fatalf("notes %+v", notes)
+	}
+}

@@ -1,0 +1,240 @@
+package proxy
+
+import (
+	"encoding/json"
+	"math/big"
+	"unsafe"
+)
+
+// The scanner below reads JSON in place: it finds where values begin and end
+// and checks their syntax without building Go values, so judging a 6 KB page
+// costs no garbage (a generic decode costs thousands of allocations, and
+// garbage collection was the main cost of validation measured here).
+
+// maxDepth bounds nesting so a hostile body cannot exhaust the stack.
+const maxDepth = 512
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	return i
+}
+
+// scanString reads the string starting at d[i] == '"' and returns the index
+// after its closing quote, and whether it holds escapes.
+func scanString(d []byte, i int) (end int, escaped bool, ok bool) {
+	i++
+	for {
+		// Runs of ordinary bytes are the bulk of a body; skip them first.
+		for i < len(d) && plainByte[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return 0, false, false
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				return 0, false, false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) {
+					return 0, false, false
+				}
+				for _, h := range d[i+2 : i+6] {
+					if !isHex(h) {
+						return 0, false, false
+					}
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+		default: // a control character, which JSON strings may not hold raw
+			return 0, false, false
+		}
+	}
+}
+
+// plainByte marks the bytes a string may hold as they are.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// scanNumber reads a JSON number at d[i]; plain reports a literal without
+// fraction or exponent.
+func scanNumber(d []byte, i int) (end int, plain bool, ok bool) {
+	start := i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	default:
+		return 0, false, false
+	}
+	plain = true
+	if i < len(d) && d[i] == '.' {
+		plain = false
+		i++
+		if i >= len(d) || !isDigit(d[i]) {
+			return 0, false, false
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		plain = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || !isDigit(d[i]) {
+			return 0, false, false
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	_ = start
+	return i, plain, true
+}
+
+// numberIsInteger reports whether a number literal has an integral value, as
+// JSON Schema's integer type means it (1.0 and 1e2 are integers).
+func numberIsInteger(lit []byte) bool {
+	r, ok := new(big.Rat).SetString(string(lit))
+	return ok && r.IsInt()
+}
+
+func literalAt(d []byte, i int, lit string) (int, bool) {
+	if len(d)-i < len(lit) || string(d[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
+}
+
+// skipValue checks the syntax of the value at d[i] (after spaces) and returns
+// the index after it.
+func skipValue(d []byte, i, depth int) (int, bool) {
+	i = skipSpace(d, i)
+	if i >= len(d) || depth > maxDepth {
+		return 0, false
+	}
+	switch c := d[i]; {
+	case c == '"':
+		end, _, ok := scanString(d, i)
+		return end, ok
+	case c == '{':
+		i = skipSpace(d, i+1)
+		if i < len(d) && d[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(d) || d[i] != '"' {
+				return 0, false
+			}
+			end, _, ok := scanString(d, i)
+			if !ok {
+				return 0, false
+			}
+			i = skipSpace(d, end)
+			if i >= len(d) || d[i] != ':' {
+				return 0, false
+			}
+			if i, ok = skipValue(d, i+1, depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) {
+				return 0, false
+			}
+			if d[i] == '}' {
+				return i + 1, true
+			}
+			if d[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(d, i+1)
+		}
+	case c == '[':
+		i = skipSpace(d, i+1)
+		if i < len(d) && d[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = skipValue(d, i, depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) {
+				return 0, false
+			}
+			if d[i] == ']' {
+				return i + 1, true
+			}
+			if d[i] != ',' {
+				return 0, false
+			}
+			i++
+		}
+	case c == 't':
+		return literalAt(d, i, "true")
+	case c == 'f':
+		return literalAt(d, i, "false")
+	case c == 'n':
+		return literalAt(d, i, "null")
+	default:
+		end, _, ok := scanNumber(d, i)
+		return end, ok
+	}
+}
+
+// validJSON reports whether d is exactly one JSON value.
+func validJSON(d []byte) bool {
+	end, ok := skipValue(d, 0, 0)
+	return ok && skipSpace(d, end) == len(d)
+}
+
+// stringValue returns the content of the string literal d[start:end]
+// (quotes included). Without escapes it aliases d and allocates nothing; the
+// result must not outlive d.
+func stringValue(lit []byte, escaped bool) string {
+	if !escaped {
+		inner := lit[1 : len(lit)-1]
+		if len(inner) == 0 {
+			return ""
+		}
+		return unsafe.String(&inner[0], len(inner))
+	}
+	var s string
+	if err := json.Unmarshal(lit, &s); err != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,356 @@
+package proxy
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"v4cert/specs"
+)
+
+// The Limits section, pagination rules 1–3: the headers of a page must agree
+// with the request, with each other and with the body.
+const (
+	defaultPerPage = 20
+	maxPerPage     = 100
+	countLimit     = 10000 // above it x-total, x-total-pages and rel=last are omitted
+)
+
+type link struct {
+	rel   string
+	raw   string
+	url   *url.URL
+	query url.Values
+}
+
+// parseLinks reads an RFC 8288 Link header: <uri>; rel="x", <uri>; rel="y".
+func parseLinks(h string) ([]link, error) {
+	var out []link
+	for {
+		h = strings.TrimLeft(h, " \t,")
+		if h == "" {
+			return out, nil
+		}
+		if h[0] != '<' {
+			return out, fmt.Errorf("expected <uri> at %q", h)
+		}
+		end := strings.IndexByte(h, '>')
+		if end < 0 {
+			return out, fmt.Errorf("unterminated <uri> in %q", h)
+		}
+		l := link{raw: h[1:end]}
+		h = h[end+1:]
+		// Parameters up to the next link.
+		for {
+			h = strings.TrimLeft(h, " \t")
+			if h == "" || h[0] == ',' {
+				break
+			}
+			if h[0] != ';' {
+				return out, fmt.Errorf("expected ; at %q", h)
+			}
+			h = strings.TrimLeft(h[1:], " \t")
+			name := h
+			if i := strings.IndexAny(h, "=;,"); i >= 0 {
+				name = h[:i]
+			}
+			h = h[len(name):]
+			val := ""
+			if strings.HasPrefix(h, "=") {
+				h = h[1:]
+				if strings.HasPrefix(h, `"`) {
+					j := strings.IndexByte(h[1:], '"')
+					if j < 0 {
+						return out, fmt.Errorf("unterminated quoted value")
+					}
+					val, h = h[1:1+j], h[2+j:]
+				} else {
+					j := strings.IndexAny(h, ";,")
+					if j < 0 {
+						j = len(h)
+					}
+					val, h = h[:j], h[j:]
+				}
+			}
+			if strings.EqualFold(strings.TrimSpace(name), "rel") {
+				l.rel = strings.ToLower(val)
+			}
+		}
+		u, err := url.Parse(l.raw)
+		if err != nil {
+			return out, fmt.Errorf("link %q: %v", l.raw, err)
+		}
+		l.url = u
+		l.query, err = url.ParseQuery(u.RawQuery)
+		if err != nil {
+			return out, fmt.Errorf("link %q: %v", l.raw, err)
+		}
+		out = append(out, l)
+	}
+}
+
+// checkPagination checks a 200 page of a paginated list.
+func checkPagination(r *report, e *specs.Endpoint, body []byte, count int) {
+	ex := r.ex
+	q, err := url.ParseQuery(ex.RawQuery)
+	if err != nil {
+		return // the API has its own answer to a query it cannot read
+	}
+	if count < 0 {
+		var ok bool
+		if count, ok = arrayLen(body); !ok {
+			return // the schema check already says the body is not an array
+		}
+	}
+	h := ex.Header
+	links, err := parseLinks(strings.Join(h.Values("Link"), ", "))
+	if err != nil {
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.2", Expected: "a Link header of <uri>; rel=\"…\" entries", Seen: err.Error()})
+	}
+	rels := map[string]*link{}
+	for i := range links {
+		rels[links[i].rel] = &links[i]
+	}
+	per := defaultPerPage
+	perKnown := true
+	if s := q.Get("per_page"); s != "" {
+		n, err := strconv.Atoi(s)
+		switch {
+		case err != nil || n < 1:
+			perKnown = false // the spec does not say what such a value yields
+		case n > maxPerPage:
+			per = maxPerPage
+		default:
+			per = n
+		}
+	}
+	if perKnown && count > per {
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: fmt.Sprintf("at most per_page=%d items", per), Seen: fmt.Sprintf("%d items", count)})
+	}
+	if got := h.Get("X-Per-Page"); perKnown && got != "" && got != strconv.Itoa(per) {
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: "x-per-page " + strconv.Itoa(per), Seen: "x-per-page " + got})
+	}
+
+	if q.Get("pagination") == "keyset" && e.Pagination == "keyset" {
+		checkKeyset(r, q, rels, count, per, perKnown)
+		return
+	}
+
+	rule := "limits.pagination.2"
+	page := 1
+	pageKnown := true
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			pageKnown = false
+		} else {
+			page = n
+		}
+	}
+	need := func(name string) string {
+		v := h.Get(name)
+		if _, present := h[name]; !present {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "header " + strings.ToLower(name), Seen: "no " + strings.ToLower(name) + " header"})
+		}
+		return v
+	}
+	xPage := need("X-Page")
+	xPer := need("X-Per-Page")
+	xNext := need("X-Next-Page")
+	xPrev := need("X-Prev-Page")
+	if pageKnown && xPage != "" && xPage != strconv.Itoa(page) {
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: "x-page " + strconv.Itoa(page), Seen: "x-page " + xPage})
+	}
+	if xPer == "" || !pageKnown || !perKnown {
+		return
+	}
+	_, hasTotal := h["X-Total"]
+	_, hasPages := h["X-Total-Pages"]
+	total := -1
+	if hasTotal {
+		n, err := strconv.Atoi(h.Get("X-Total"))
+		if err != nil || n < 0 {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total a count", Seen: "x-total " + strconv.Quote(h.Get("X-Total"))})
+			return
+		}
+		total = n
+		if n > countLimit {
+			r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "no x-total above 10,000 records", Seen: "x-total " + h.Get("X-Total")})
+		}
+		if !hasPages {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total-pages beside x-total", Seen: "no x-total-pages header"})
+		}
+	} else if hasPages {
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "x-total-pages only with x-total", Seen: "x-total-pages " + h.Get("X-Total-Pages")})
+	}
+	pages := -1
+	if total >= 0 {
+		pages = (total + per - 1) / per
+		if hasPages && h.Get("X-Total-Pages") != strconv.Itoa(pages) {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("x-total-pages %d = ceil(x-total %d / x-per-page %d)", pages, total, per), Seen: "x-total-pages " + h.Get("X-Total-Pages")})
+		}
+		want := 0
+		if page <= pages {
+			want = min(per, total-(page-1)*per)
+		}
+		if count != want {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("%d items on page %d of %d (x-total %d)", want, page, pages, total), Seen: fmt.Sprintf("%d items", count)})
+		}
+	}
+	// Whether a next page exists is known from the total; above 10,000
+	// records only a short page proves there is none.
+	expectPrev := ""
+	if page > 1 {
+		expectPrev = strconv.Itoa(page - 1)
+	}
+	hasNext := xNext != ""
+	if total >= 0 {
+		hasNext = page < pages
+		if want := nextOf(hasNext, page); xNext != want {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-next-page " + strconv.Quote(want), Seen: "x-next-page " + strconv.Quote(xNext)})
+		}
+	} else if xNext != "" && (count < per || xNext != strconv.Itoa(page+1)) {
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-next-page " + strconv.Quote(nextOf(count == per, page)), Seen: "x-next-page " + strconv.Quote(xNext)})
+	}
+	if xPrev != expectPrev {
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-prev-page " + strconv.Quote(expectPrev), Seen: "x-prev-page " + strconv.Quote(xPrev)})
+	}
+
+	want := map[string]int{"first": 1}
+	if expectPrev != "" {
+		want["prev"] = page - 1
+	}
+	if hasNext {
+		want["next"] = page + 1
+	}
+	if total >= 0 {
+		want["last"] = max(pages, 1)
+	}
+	for _, rel := range []string{"prev", "next", "first", "last"} {
+		l, have := rels[rel]
+		n, should := want[rel]
+		switch {
+		case should && !have:
+			r.add(Violation{Severity: SeverityError, Rule: linkRule(rel, total), Expected: fmt.Sprintf("Link rel=%s to page %d", rel, n), Seen: "no rel=" + rel})
+		case !should && have:
+			why := "no rel=" + rel
+			if rel == "last" {
+				why += " when x-total is omitted (more than 10,000 records)"
+			}
+			r.add(Violation{Severity: SeverityError, Rule: linkRule(rel, total), Expected: why, Seen: "rel=" + rel + " <" + RedactURL(l.raw) + ">"})
+		case should && have:
+			checkLinkTarget(r, rule, l, q, map[string]string{"page": strconv.Itoa(n), "per_page": strconv.Itoa(per)})
+		}
+	}
+}
+
+func linkRule(rel string, total int) string {
+	if rel == "last" && total < 0 {
+		return "limits.pagination.3"
+	}
+	return "limits.pagination.2"
+}
+
+// checkKeyset applies Limits, pagination 3: the next page only through
+// Link rel=next, keeping the request's ordering; at the end no Link and an
+// empty array.
+func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int, perKnown bool) {
+	const rule = "limits.pagination.4"
+	next := rels["next"]
+	if count == 0 && next != nil {
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "no Link rel=next on an empty (last) keyset page", Seen: "rel=next <" + RedactURL(next.raw) + ">"})
+	}
+	if perKnown && count == per && next == nil && count > 0 {
+		// A full page may be the last; the spec ends keyset lists with an
+		// empty page, so a full page without next cuts the list short.
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "Link rel=next after a full keyset page (the list ends with an empty page)", Seen: "no rel=next"})
+	}
+	if next == nil {
+		return
+	}
+	keep := map[string]string{"pagination": "keyset"}
+	for _, k := range []string{"order_by", "sort"} {
+		if v := q.Get(k); v != "" {
+			keep[k] = v
+		}
+	}
+	if perKnown {
+		keep["per_page"] = strconv.Itoa(per)
+	}
+	checkLinkTarget(r, rule, next, nil, keep)
+	if next.query.Get("cursor") == "" && next.query.Get("id_after") == "" && !hasAfterFilter(next.query) {
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "rel=next with a position filter (cursor, id_after, …)", Seen: "<" + RedactURL(next.raw) + ">"})
+	}
+}
+
+func hasAfterFilter(q url.Values) bool {
+	for k := range q {
+		if strings.HasSuffix(k, "_after") || strings.HasSuffix(k, "_before") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLinkTarget checks that a link points at the same list: the request's
+// path, its other parameters unchanged, and the given ones set.
+func checkLinkTarget(r *report, rule string, l *link, req url.Values, set map[string]string) {
+	ex := r.ex
+	if p := l.url.EscapedPath(); p != ex.Path {
+		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "rel=" + l.rel + " on path " + ex.Path, Seen: "<" + RedactURL(l.raw) + ">"})
+		return
+	}
+	for k, v := range set {
+		if got := l.query.Get(k); got != v {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s with %s=%s", l.rel, k, v), Seen: "<" + RedactURL(l.raw) + ">"})
+		}
+	}
+	for k, vs := range req {
+		if _, ok := set[k]; ok || IsSecretName(k) {
+			continue
+		}
+		got := l.query[k]
+		if strings.Join(got, "\x00") != strings.Join(vs, "\x00") {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s keeping %s=%s", l.rel, k, strings.Join(vs, ",")), Seen: "<" + RedactURL(l.raw) + ">"})
+		}
+	}
+}
+
+// arrayLen counts the elements of a top-level JSON array without decoding them.
+func arrayLen(d []byte) (int, bool) {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '[' {
+		return 0, false
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return 0, true
+	}
+	n := 0
+	for {
+		end, ok := skipValue(d, i, 1)
+		if !ok {
+			return 0, false
+		}
+		n++
+		i = skipSpace(d, end)
+		if i >= len(d) {
+			return 0, false
+		}
+		if d[i] == ']' {
+			return n, true
+		}
+		if d[i] != ',' {
+			return 0, false
+		}
+		i++
+	}
+}
+
+func nextOf(has bool, page int) string {
+	if has {
+		return strconv.Itoa(page + 1)
+	}
+	return ""
+}

@@ -1,0 +1,684 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/elazarl/goproxy"
+
+	"v4cert/specs"
+)
+
+// Mode is what the proxy does with the traffic.
+type Mode string
+
+// The modes of `v4cert proxy --mode`.
+const (
+	ModeValidate Mode = "validate" // pass traffic on and check it
+	ModeRecord   Mode = "record"   // check it and write a cassette
+	ModeReplay   Mode = "replay"   // answer from a cassette, no upstream
+)
+
+// Options configure a Proxy.
+type Options struct {
+	Mode Mode
+	// Upstream is the implementation's base URL (scheme://host[:port], an
+	// /api/v4 suffix is ignored). Requests in origin form (clients whose
+	// base URL is the proxy) go there; requests in absolute form (clients
+	// using the proxy through HTTP_PROXY) go where they name. Unused in replay.
+	Upstream string
+	// PreserveHost sends the client's Host header upstream instead of the
+	// upstream's, so links the implementation builds point back through the
+	// proxy's name.
+	PreserveHost bool
+	// Cassette is the file record writes or replay reads.
+	Cassette string
+	// Existing says what record does with a cassette that exists.
+	Existing ExistingPolicy
+	// Violations receives one JSON line per finding; nil writes none.
+	Violations io.Writer
+	// Rulebook defaults to specs.Default().
+	Rulebook *specs.Rulebook
+	// Timeout bounds the wait for the upstream's headers and each pause
+	// within a body (default 60s); past it the client gets 504.
+	Timeout time.Duration
+	// MaxBody is the largest body checked and recorded (default 64 MiB);
+	// larger ones pass through untouched and are reported.
+	MaxBody int
+	// Workers check exchanges in parallel (default GOMAXPROCS); Queue bounds
+	// the exchanges waiting for them (default 1024) before answers wait too.
+	Workers int
+	Queue   int
+	// OnViolation, when set, sees every finding as soon as it is made.
+	OnViolation func(Violation)
+	// Log receives operational messages (tunnels, write errors); nil discards them.
+	Log *log.Logger
+	// MaxKept bounds the findings kept in memory for Close and Drain (default
+	// 10,000); the Violations writer gets them all.
+	MaxKept int
+}
+
+// Proxy is a checking, recording or replaying proxy. It is an http.Handler;
+// Start serves it on a listener of its own.
+type Proxy struct {
+	opts     Options
+	gp       *goproxy.ProxyHttpServer
+	tr       *http.Transport
+	upstream *url.URL
+	checker  *Checker
+	tally    *Tally
+	replay   *replayer
+	cas      *cassetteWriter
+	idle     time.Duration
+
+	mu     sync.Mutex // orders exchanges: index, then both queues
+	seq    int
+	closed bool
+	checkQ chan *pending
+	recQ   chan *pending
+	wg     sync.WaitGroup
+
+	flushMu   sync.Mutex
+	flushCond *sync.Cond
+	enqueued  int64
+	completed int64
+
+	vmu        sync.Mutex
+	vout       *bufio.Writer
+	kept       []Violation
+	fresh      []Violation
+	writeErr   error
+	recorded   atomic.Int64
+	dropped    atomic.Int64
+	replayed   atomic.Int64
+	misses     atomic.Int64
+	tunnelOnce sync.Once
+
+	srv *http.Server
+	ln  net.Listener
+}
+
+// New builds a proxy. In record mode it opens (and may create) the cassette;
+// in replay mode it loads it.
+func New(opts Options) (*Proxy, error) {
+	if opts.Rulebook == nil {
+		opts.Rulebook = specs.Default()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 60 * time.Second
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 64 << 20
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = 1024
+	}
+	if opts.MaxKept <= 0 {
+		opts.MaxKept = 10000
+	}
+	if opts.Log == nil {
+		opts.Log = log.New(io.Discard, "", 0)
+	}
+	p := &Proxy{opts: opts, checker: NewChecker(opts.Rulebook), tally: NewTally(opts.Rulebook), idle: opts.Timeout}
+	p.flushCond = sync.NewCond(&p.flushMu)
+	switch opts.Mode {
+	case ModeValidate, ModeRecord:
+		if opts.Upstream != "" {
+			u, err := url.Parse(strings.TrimSuffix(strings.TrimSuffix(opts.Upstream, "/"), apiPrefix))
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, fmt.Errorf("proxy: upstream %q is not an http(s)://host[:port] URL", opts.Upstream)
+			}
+			if u.Path != "" && u.Path != "/" {
+				return nil, fmt.Errorf("proxy: upstream %q has a path; give scheme://host[:port] (the API lives under %s)", opts.Upstream, apiPrefix)
+			}
+			p.upstream = u
+		}
+	case ModeReplay:
+		if opts.Cassette == "" {
+			return nil, errors.New("proxy: replay needs a cassette")
+		}
+		c, err := LoadCassette(opts.Cassette)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: loading cassette: %w", err)
+		}
+		p.replay = newReplayer(c)
+	default:
+		return nil, fmt.Errorf("proxy: mode %q (want validate, record or replay)", opts.Mode)
+	}
+	if opts.Mode == ModeRecord {
+		if opts.Cassette == "" {
+			return nil, errors.New("proxy: record needs a cassette")
+		}
+		c, err := openCassette(opts.Cassette, opts.Existing)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: %w", err)
+		}
+		p.cas = c
+		p.recQ = make(chan *pending, opts.Queue)
+	}
+	if opts.Violations != nil {
+		p.vout = bufio.NewWriter(opts.Violations)
+	}
+	p.checkQ = make(chan *pending, opts.Queue)
+
+	// goproxy's default transport keeps two idle connections per host, which
+	// costs about a fifth of the throughput with 8 clients; compression is
+	// left to the client and the upstream, so bodies pass as they were sent.
+	p.tr = &http.Transport{
+		Proxy:                 nil, // never chain to HTTP_PROXY: the proxy may be that very address
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: opts.Timeout,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+	}
+	gp := goproxy.NewProxyHttpServer()
+	gp.Tr = p.tr
+	gp.KeepAcceptEncoding = true
+	gp.Logger = opts.Log
+	gp.NonproxyHandler = http.HandlerFunc(p.reverse)
+	gp.OnRequest().DoFunc(func(r *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+		ctx.RoundTripper = goproxy.RoundTripperFunc(p.roundTrip)
+		return r, nil
+	})
+	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+		p.tunnelOnce.Do(func() {
+			opts.Log.Printf("CONNECT %s: HTTPS through forward mode is tunnelled unchecked; point the client's base URL at the proxy (reverse mode) to check it", host)
+		})
+		return nil, host
+	})
+	p.gp = gp
+
+	for range opts.Workers {
+		p.wg.Add(1)
+		go p.checkWorker()
+	}
+	if p.recQ != nil {
+		p.wg.Add(1)
+		go p.recordWorker()
+	}
+	return p, nil
+}
+
+// ServeHTTP serves one client request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.gp.ServeHTTP(w, r) }
+
+// reverse turns an origin-form request (a client whose base URL is the
+// proxy) into one for the upstream, then lets goproxy carry it.
+func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
+	if p.upstream == nil && p.replay == nil {
+		http.Error(w, "v4cert proxy: no --upstream; use this proxy through HTTP_PROXY, or start it with --upstream", http.StatusBadGateway)
+		return
+	}
+	if p.upstream != nil {
+		r.URL.Scheme, r.URL.Host = p.upstream.Scheme, p.upstream.Host
+		if !p.opts.PreserveHost {
+			r.Host = p.upstream.Host
+		}
+	} else {
+		r.URL.Scheme, r.URL.Host = "http", r.Host
+	}
+	p.gp.ServeHTTP(w, r)
+}
+
+// Start serves the proxy on addr (such as 127.0.0.1:0) and returns its base URL.
+func (p *Proxy) Start(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	p.ln = ln
+	// Headers may be large: the API answers 414 to over-long query strings
+	// itself, and the proxy must let them reach it.
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 20}
+	go p.srv.Serve(ln)
+	return "http://" + ln.Addr().String(), nil
+}
+
+// Addr is the listening address after Start.
+func (p *Proxy) Addr() string {
+	if p.ln == nil {
+		return ""
+	}
+	return p.ln.Addr().String()
+}
+
+// pending is one exchange on its way through the queues; refs counts the
+// consumers (checker, recorder) still holding its buffers.
+type pending struct {
+	ex      Exchange
+	reqBuf  *bytes.Buffer
+	respBuf *bytes.Buffer
+	refs    atomic.Int32
+	skip    string // why it is neither checked nor recorded (client went away, body too large)
+	reqTee  *reqTee
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer {
+	b := bufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
+}
+
+func putBuf(b *bytes.Buffer) {
+	if b != nil && b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
+// roundTrip is where checking and recording hook in: the response goes back
+// to goproxy unchanged (same body object, so Content-Length survives), with
+// its body read through a tee that hands the complete exchange to the
+// workers once the client has it all. The client's answer never waits for
+// a verdict.
+func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
+	start := time.Now()
+	pd := &pending{reqBuf: getBuf()}
+	pd.ex = Exchange{Method: req.Method, URL: exchangeURL(req), Path: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery, ReqHeader: req.Header}
+	if p.replay != nil {
+		return p.replayTrip(req, pd, start)
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		pd.reqTee = &reqTee{rc: req.Body, buf: pd.reqBuf, max: p.opts.MaxBody}
+		req.Body = pd.reqTee
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	timer := time.AfterFunc(p.idle+p.opts.Timeout, cancel) // headers have their own timeout; this catches stalls after them
+	resp, err := p.tr.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		timer.Stop()
+		cancel()
+		pd.ex.Err = upstreamError(err, p.opts.Timeout)
+		pd.ex.Duration = time.Since(start)
+		pd.ex.ReqBody = pd.reqBuf.Bytes()
+		p.finish(pd)
+		return gatewayResponse(req, pd.ex.Err, err), nil
+	}
+	timer.Reset(p.idle)
+	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
+	resp.Body = &respTee{rc: resp.Body, p: p, pd: pd, buf: getBuf(), start: start, timer: timer, cancel: cancel}
+	return resp, nil
+}
+
+func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*http.Response, error) {
+	if req.Body != nil {
+		io.Copy(pd.reqBuf, req.Body)
+		req.Body.Close()
+	}
+	pd.ex.ReqBody = pd.reqBuf.Bytes()
+	e, miss := p.replay.answer(req, pd.ex.ReqBody)
+	if miss != nil {
+		p.misses.Add(1)
+		pd.skip = "replay miss"
+		p.finish(pd)
+		return miss.response(req), nil
+	}
+	p.replayed.Add(1)
+	resp := e.response(req)
+	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
+	pd.respBuf = getBuf()
+	pd.respBuf.WriteString(e.in.Response.Body)
+	pd.ex.Body = pd.respBuf.Bytes()
+	pd.ex.Duration = time.Since(start)
+	p.finish(pd)
+	return resp, nil
+}
+
+// exchangeURL is the URL the client asked for: the Host it addressed (the
+// upstream's unless the host is preserved) and the path and query as sent.
+func exchangeURL(req *http.Request) string {
+	u := *req.URL
+	if req.Host != "" {
+		u.Host = req.Host
+	}
+	if u.Scheme == "" {
+		u.Scheme = "http"
+	}
+	return u.String()
+}
+
+func upstreamError(err error, timeout time.Duration) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the upstream did not answer within %s: %v", timeout, err)
+	}
+	return fmt.Errorf("the upstream failed: %v", err)
+}
+
+// gatewayResponse is the proxy's own answer when the upstream gave none:
+// 504 after a timeout, 502 otherwise, marked so no one takes it for the API's.
+func gatewayResponse(req *http.Request, why, err error) *http.Response {
+	status := http.StatusBadGateway
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		status = http.StatusGatewayTimeout
+	}
+	body, _ := json.Marshal(map[string]string{"v4cert_proxy": "upstream error", "message": why.Error()})
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-V4cert-Proxy", "upstream-error")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	return &http.Response{StatusCode: status, Status: statusText(status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req}
+}
+
+type reqTee struct {
+	rc   io.ReadCloser
+	buf  *bytes.Buffer
+	max  int
+	over bool
+}
+
+func (t *reqTee) Read(b []byte) (int, error) {
+	n, err := t.rc.Read(b)
+	if n > 0 && !t.over {
+		if t.buf.Len()+n > t.max {
+			t.over = true
+		} else {
+			t.buf.Write(b[:n])
+		}
+	}
+	return n, err
+}
+
+func (t *reqTee) Close() error { return t.rc.Close() }
+
+// respTee copies the body as goproxy streams it to the client and hands the
+// exchange on when the body ends. It also cancels an upstream that stalls
+// mid-body for longer than the timeout.
+type respTee struct {
+	rc     io.ReadCloser
+	p      *Proxy
+	pd     *pending
+	buf    *bytes.Buffer
+	start  time.Time
+	timer  *time.Timer
+	cancel context.CancelFunc
+	over   bool
+	done   bool
+}
+
+func (t *respTee) Read(b []byte) (int, error) {
+	n, err := t.rc.Read(b)
+	if n > 0 && !t.over {
+		if t.buf.Len()+n > t.p.opts.MaxBody {
+			t.over = true
+		} else {
+			t.buf.Write(b[:n])
+		}
+	}
+	if err == nil {
+		t.timer.Reset(t.p.idle)
+		return n, nil
+	}
+	if !t.done {
+		if err != io.EOF {
+			t.pd.ex.Err = fmt.Errorf("the body was cut short after %d bytes: %v", t.buf.Len(), err)
+			if errors.Is(err, context.Canceled) {
+				t.pd.ex.Err = fmt.Errorf("the upstream stalled for %s after %d bytes of the body", t.p.idle, t.buf.Len())
+			}
+		}
+		t.complete()
+	}
+	return n, err
+}
+
+func (t *respTee) Close() error {
+	err := t.rc.Close()
+	if !t.done {
+		// goproxy closes early only when the client went away mid-body.
+		t.pd.skip = "the client closed the connection before the body was complete"
+		t.complete()
+	}
+	return err
+}
+
+func (t *respTee) complete() {
+	t.done = true
+	t.timer.Stop()
+	t.cancel()
+	pd := t.pd
+	pd.respBuf = t.buf
+	pd.ex.Body = t.buf.Bytes()
+	pd.ex.ReqBody = pd.reqBuf.Bytes()
+	pd.ex.Duration = time.Since(t.start)
+	if (t.over || pd.reqTee != nil && pd.reqTee.over) && pd.skip == "" {
+		pd.skip = fmt.Sprintf("a body over %d bytes is passed on unchecked and unrecorded", t.p.opts.MaxBody)
+	}
+	t.p.finish(pd)
+}
+
+// finish numbers a completed exchange and queues it for the workers. The
+// queues are bounded: when the workers fall behind, answers wait here rather
+// than memory growing without end.
+func (p *Proxy) finish(pd *pending) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		p.release(pd)
+		return
+	}
+	pd.ex.Index = p.seq
+	p.seq++
+	refs := int32(1)
+	if p.recQ != nil {
+		refs++
+	}
+	pd.refs.Store(refs)
+	p.flushMu.Lock()
+	p.enqueued++
+	p.flushMu.Unlock()
+	p.checkQ <- pd
+	if p.recQ != nil {
+		p.recQ <- pd
+	}
+}
+
+func (p *Proxy) release(pd *pending) {
+	putBuf(pd.reqBuf)
+	putBuf(pd.respBuf)
+	pd.reqBuf, pd.respBuf = nil, nil
+}
+
+func (p *Proxy) doneWith(pd *pending) {
+	if pd.refs.Add(-1) != 0 {
+		return
+	}
+	p.release(pd)
+	p.flushMu.Lock()
+	p.completed++
+	p.flushCond.Broadcast()
+	p.flushMu.Unlock()
+}
+
+func (p *Proxy) checkWorker() {
+	defer p.wg.Done()
+	for pd := range p.checkQ {
+		p.check(pd)
+		p.doneWith(pd)
+	}
+}
+
+func (p *Proxy) check(pd *pending) {
+	if pd.skip != "" {
+		if pd.skip != "replay miss" && !strings.HasPrefix(pd.skip, "the client") {
+			p.report([]Violation{{Index: pd.ex.Index, Severity: SeverityWarning, Method: pd.ex.Method, URL: RedactURL(pd.ex.URL),
+				Status: pd.ex.Status, Expected: "a body the proxy can check", Seen: pd.skip}})
+		}
+		p.tally.Add(p.checker.Match(pd.ex.Method, pd.ex.Path), pd.ex.Status, nil)
+		return
+	}
+	e, vs := p.checker.Inspect(&pd.ex)
+	p.tally.Add(e, pd.ex.Status, vs)
+	p.report(vs)
+}
+
+func (p *Proxy) report(vs []Violation) {
+	if len(vs) == 0 {
+		return
+	}
+	p.vmu.Lock()
+	defer p.vmu.Unlock()
+	for _, v := range vs {
+		if p.vout != nil {
+			line, _ := json.Marshal(v)
+			p.vout.Write(line)
+			if err := p.vout.WriteByte('\n'); err != nil && p.writeErr == nil {
+				p.writeErr = err
+			}
+		}
+		if len(p.kept) < p.opts.MaxKept {
+			p.kept = append(p.kept, v)
+		}
+		if len(p.fresh) < p.opts.MaxKept {
+			p.fresh = append(p.fresh, v)
+		}
+		if p.opts.OnViolation != nil {
+			p.opts.OnViolation(v)
+		}
+	}
+	if p.vout != nil && len(p.checkQ) == 0 {
+		p.vout.Flush()
+	}
+}
+
+func (p *Proxy) recordWorker() {
+	defer p.wg.Done()
+	for pd := range p.recQ {
+		if pd.skip != "" || pd.ex.Err != nil {
+			p.dropped.Add(1)
+		} else if err := p.cas.write(interactionOf(&pd.ex)); err != nil {
+			p.vmu.Lock()
+			if p.writeErr == nil {
+				p.writeErr = err
+			}
+			p.vmu.Unlock()
+			p.opts.Log.Printf("writing the cassette: %v", err)
+		} else {
+			p.recorded.Add(1)
+		}
+		// Write what is buffered whenever the queue runs dry, so the file
+		// on disk trails the traffic by moments, not by a whole session.
+		if len(p.recQ) == 0 {
+			p.cas.flush()
+		}
+		p.doneWith(pd)
+	}
+}
+
+// Flush waits until every exchange completed so far is checked and recorded.
+func (p *Proxy) Flush() {
+	p.flushMu.Lock()
+	target := p.enqueued
+	for p.completed < target {
+		p.flushCond.Wait()
+	}
+	p.flushMu.Unlock()
+	p.vmu.Lock()
+	if p.vout != nil {
+		p.vout.Flush()
+	}
+	p.vmu.Unlock()
+	if p.cas != nil {
+		p.cas.flush()
+	}
+}
+
+// Drain waits for the exchanges completed so far and returns the findings
+// made since the previous Drain.
+func (p *Proxy) Drain() []Violation {
+	p.Flush()
+	p.vmu.Lock()
+	defer p.vmu.Unlock()
+	out := p.fresh
+	p.fresh = nil
+	return out
+}
+
+// Summary returns the counts so far.
+func (p *Proxy) Summary() Summary {
+	s := p.tally.Summary()
+	s.Mode = string(p.opts.Mode)
+	s.Rulebook = p.opts.Rulebook.Digest
+	s.Recorded = int(p.recorded.Load())
+	s.Dropped = int(p.dropped.Load())
+	s.Replayed = int(p.replayed.Load())
+	s.Misses = int(p.misses.Load())
+	return s
+}
+
+// Close stops serving (letting requests in flight finish), waits for every
+// exchange to be checked and recorded, closes the cassette and flushes the
+// findings. It returns the summary and the findings kept in memory.
+func (p *Proxy) Close() (Summary, []Violation, error) {
+	var err error
+	if p.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if e := p.srv.Shutdown(ctx); e != nil {
+			p.srv.Close()
+		}
+		cancel()
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return p.Summary(), p.kept, errors.New("proxy: closed twice")
+	}
+	p.closed = true
+	close(p.checkQ)
+	if p.recQ != nil {
+		close(p.recQ)
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	p.tr.CloseIdleConnections()
+	if p.cas != nil {
+		if e := p.cas.close(); e != nil {
+			err = e
+		}
+	}
+	p.vmu.Lock()
+	if p.vout != nil {
+		if e := p.vout.Flush(); e != nil && err == nil {
+			err = e
+		}
+	}
+	if p.writeErr != nil && err == nil {
+		err = p.writeErr
+	}
+	kept := p.kept
+	p.vmu.Unlock()
+	return p.Summary(), kept, err
+}
+
+// WriteSummary writes the summary as indented JSON to path.
+func WriteSummary(path string, s Summary) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}

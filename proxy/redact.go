@@ -1,0 +1,440 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces every secret before a cassette reaches disk and before a
+// replay match key is computed, so scrubbed cassettes still replay.
+const Redacted = "[REDACTED]"
+
+var redactedQuery = url.QueryEscape(Redacted)
+
+// secretHeaders carry credentials (Authentication 1 and 2) or sessions.
+var secretHeaders = map[string]bool{
+	"Private-Token": true, "Job-Token": true, "Authorization": true, "Proxy-Authorization": true,
+	"Cookie": true, "Set-Cookie": true, "X-Svc-Captcha-Response": true,
+}
+
+// urlHeaders hold URLs whose query or user information may carry secrets.
+var urlHeaders = map[string]bool{"Link": true, "Location": true, "Content-Location": true, "Referer": true}
+
+// IsSecretName reports whether a parameter, field or header name holds a
+// secret: passwords, tokens (token, *_token: private_token, job_token,
+// runners_token…), keys, secrets and credentials. A bracketed form such as
+// user[password] or token[] is judged by its innermost name.
+func IsSecretName(name string) bool {
+	n := strings.ToLower(strings.TrimSuffix(name, "[]"))
+	if i := strings.LastIndexByte(n, '['); i >= 0 {
+		n = strings.TrimSuffix(n[i+1:], "]")
+	}
+	n = strings.ReplaceAll(n, "-", "_")
+	switch n {
+	case "password", "password_confirmation", "current_password", "new_password", "passphrase",
+		"token", "secret", "credentials", "credential", "authorization", "key", "private_key", "secret_key":
+		return true
+	}
+	for _, suffix := range []string{"_token", "_password", "_secret", "_credentials", "_key"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretValue reports whether the value of a secret-named field is worth
+// hiding: booleans and empty values say nothing (reset_password=true), and a
+// short plain word under "key" is an identifier (custom attribute keys such
+// as "shirt"), while real keys are long.
+func secretValue(name, v string) bool {
+	if v == "" || v == "true" || v == "false" || v == Redacted {
+		return false
+	}
+	n := strings.ToLower(name)
+	if i := strings.LastIndexByte(n, '['); i >= 0 {
+		n = strings.TrimSuffix(n[i+1:], "]")
+	}
+	if n == "key" && len(v) < 20 && !strings.ContainsAny(v, " \n") {
+		return false
+	}
+	return true
+}
+
+// credentialURL finds user information in URLs (https://user:pass@host, as
+// in push-mirror URLs): scheme://userinfo@.
+var credentialURL = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#@\s"'<>]+)@`)
+
+func redactCredentialsIn(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+		return s
+	}
+	return credentialURL.ReplaceAllString(s, "${1}"+Redacted+"@")
+}
+
+// RedactURL hides secret query parameters and user information of a URL,
+// keeping every other byte as it was.
+func RedactURL(raw string) string {
+	s := redactCredentialsIn(raw)
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	frag := ""
+	rest := s[q+1:]
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest, frag = rest[:h], rest[h:]
+	}
+	return s[:q+1] + redactQuery(rest, nil) + frag
+}
+
+// redactQuery hides the values of secret parameters in a raw query or form
+// body, keeping other pairs byte for byte; found collects the hidden values.
+func redactQuery(raw string, found *[]string) string {
+	if raw == "" {
+		return raw
+	}
+	changed := false
+	pairs := strings.Split(raw, "&")
+	for i, p := range pairs {
+		k, v, _ := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			val = v
+		}
+		if IsSecretName(name) && secretValue(name, val) {
+			pairs[i] = k + "=" + redactedQuery
+			changed = true
+			if found != nil {
+				*found = append(*found, val)
+			}
+			continue
+		}
+		if r := redactCredentialsIn(val); r != val {
+			pairs[i] = k + "=" + url.QueryEscape(r)
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	return strings.Join(pairs, "&")
+}
+
+// redactHeader returns a copy of h with credentials hidden; found collects
+// the hidden values.
+func redactHeader(h http.Header, found *[]string) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		cp := make([]string, len(vs))
+		for i, v := range vs {
+			switch {
+			case secretHeaders[ck] || IsSecretName(ck):
+				cp[i] = Redacted
+				if found != nil && v != "" {
+					*found = append(*found, v)
+					// "Bearer <token>": the token alone may appear elsewhere.
+					if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 8 {
+						*found = append(*found, tok)
+					}
+				}
+			case urlHeaders[ck]:
+				cp[i] = redactLinks(v)
+			default:
+				cp[i] = redactCredentialsIn(v)
+			}
+		}
+		out[k] = cp
+	}
+	return out
+}
+
+// redactLinks applies RedactURL to every <uri> of a Link header (or to the
+// whole value of Location).
+func redactLinks(v string) string {
+	if !strings.Contains(v, "<") {
+		return RedactURL(v)
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(v, '<')
+		if i < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		j := strings.IndexByte(v[i:], '>')
+		if j < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		b.WriteString(v[:i+1])
+		b.WriteString(RedactURL(v[i+1 : i+j]))
+		v = v[i+j:]
+	}
+}
+
+// redactBody hides secrets in a request or response body by its content
+// type: JSON fields, form parameters, multipart fields, and credentials in
+// URLs anywhere. Bytes that are not secret stay as they were.
+func redactBody(body []byte, contentType string, found *[]string) []byte {
+	if len(body) == 0 {
+		return body
+	}
+	mt, params, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		return []byte(redactQuery(string(body), found))
+	case mt == "multipart/form-data" && params["boundary"] != "":
+		return redactMultipart(body, params["boundary"], found)
+	}
+	i := skipSpace(body, 0)
+	if i < len(body) && (body[i] == '{' || body[i] == '[') {
+		if out, ok := redactJSON(body, found); ok {
+			return out
+		}
+	}
+	if s := string(body); strings.Contains(s, "://") {
+		if r := redactCredentialsIn(s); r != s {
+			return []byte(r)
+		}
+	}
+	return body
+}
+
+type edit struct {
+	start, end int
+	with       []byte
+}
+
+var redactedJSON = []byte(`"` + Redacted + `"`)
+
+// mayHoldSecret is a cheap first look: most bodies (a page of users) name no
+// secret field and carry no URL credentials, and skip the walk entirely.
+func mayHoldSecret(body []byte) bool {
+	for _, s := range [][]byte{[]byte("password"), []byte("token"), []byte("secret"), []byte("key\""), []byte("credential"), []byte("passphrase"), []byte("uthorization"), []byte("@")} {
+		if bytes.Contains(body, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactJSON walks the JSON in place and rewrites only the values to hide.
+func redactJSON(body []byte, found *[]string) ([]byte, bool) {
+	if !mayHoldSecret(body) {
+		return body, validJSON(body)
+	}
+	var edits []edit
+	end, ok := redactWalk(body, skipSpace(body, 0), "", &edits, found, 0)
+	if !ok || skipSpace(body, end) != len(body) {
+		return nil, false
+	}
+	if len(edits) == 0 {
+		return body, true
+	}
+	sort.Slice(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
+	var out bytes.Buffer
+	out.Grow(len(body))
+	last := 0
+	for _, e := range edits {
+		out.Write(body[last:e.start])
+		out.Write(e.with)
+		last = e.end
+	}
+	out.Write(body[last:])
+	return out.Bytes(), true
+}
+
+func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, depth int) (int, bool) {
+	i = skipSpace(d, i)
+	if i >= len(d) || depth > maxDepth {
+		return 0, false
+	}
+	secret := name != "" && IsSecretName(name)
+	start := i
+	switch d[i] {
+	case '{':
+		i = skipSpace(d, i+1)
+		if i < len(d) && d[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(d) || d[i] != '"' {
+				return 0, false
+			}
+			kend, esc, ok := scanString(d, i)
+			if !ok {
+				return 0, false
+			}
+			key := stringValue(d[i:kend], esc)
+			i = skipSpace(d, kend)
+			if i >= len(d) || d[i] != ':' {
+				return 0, false
+			}
+			if i, ok = redactWalk(d, i+1, key, edits, found, depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) {
+				return 0, false
+			}
+			if d[i] == '}' {
+				i++
+				break
+			}
+			if d[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(d, i+1)
+		}
+		if secret {
+			*edits = dropInside(*edits, start, i)
+			*edits = append(*edits, edit{start, i, redactedJSON})
+			if found != nil {
+				collectStrings(d[start:i], found)
+			}
+		}
+		return i, true
+	case '[':
+		i = skipSpace(d, i+1)
+		if i < len(d) && d[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			// Elements of a secret array (tokens: [...]) are secret too.
+			if i, ok = redactWalk(d, i, name, edits, found, depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) {
+				return 0, false
+			}
+			if d[i] == ']' {
+				return i + 1, true
+			}
+			if d[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(d, i+1)
+		}
+	case '"':
+		end, esc, ok := scanString(d, i)
+		if !ok {
+			return 0, false
+		}
+		s := stringValue(d[i:end], esc)
+		if secret && secretValue(name, s) {
+			if found != nil {
+				*found = append(*found, strings.Clone(s))
+			}
+			*edits = append(*edits, edit{i, end, redactedJSON})
+		} else if r := redactCredentialsIn(s); r != s {
+			if found != nil {
+				for _, m := range credentialURL.FindAllStringSubmatch(s, -1) {
+					*found = append(*found, m[2])
+				}
+			}
+			lit, _ := json.Marshal(r)
+			*edits = append(*edits, edit{i, end, lit})
+		}
+		return end, true
+	default:
+		end, ok := skipValue(d, i, depth)
+		return end, ok
+	}
+}
+
+func dropInside(edits []edit, start, end int) []edit {
+	out := edits[:0]
+	for _, e := range edits {
+		if e.start < start || e.end > end {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func collectStrings(d []byte, found *[]string) {
+	var v any
+	if json.Unmarshal(d, &v) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if len(x) >= 8 {
+				*found = append(*found, x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+}
+
+// redactMultipart hides the values of secret fields of a multipart body by
+// replacing their bytes in place, so boundaries and files stay intact.
+func redactMultipart(body []byte, boundary string, found *[]string) []byte {
+	r := multipart.NewReader(bytes.NewReader(body), boundary)
+	var secrets []string
+	for {
+		p, err := r.NextPart()
+		if err != nil {
+			break
+		}
+		if p.FileName() == "" && IsSecretName(p.FormName()) {
+			var buf bytes.Buffer
+			buf.ReadFrom(p)
+			if v := buf.String(); secretValue(p.FormName(), v) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if found != nil {
+		*found = append(*found, secrets...)
+	}
+	return replaceAll(body, secrets)
+}
+
+// replaceAll hides every occurrence of each known secret: a token a request
+// sent in a header must not reappear in a body or a link either.
+func replaceAll(b []byte, secrets []string) []byte {
+	for _, s := range secrets {
+		if len(s) < 6 || s == Redacted {
+			continue // short values would blank out ordinary text
+		}
+		if bytes.Contains(b, []byte(s)) {
+			b = bytes.ReplaceAll(b, []byte(s), []byte(Redacted))
+		}
+	}
+	return b
+}
+
+func replaceAllString(s string, secrets []string) string {
+	for _, x := range secrets {
+		if len(x) >= 6 && x != Redacted && strings.Contains(s, x) {
+			s = strings.ReplaceAll(s, x, Redacted)
+		}
+	}
+	return s
+}

@@ -1,0 +1,49 @@
+package proxy
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+
+	"v4cert/specs"
+)
+
+// ValidateCassette checks every interaction of a recorded cassette with the
+// checks the proxy applies live; each finding goes to report as it is made.
+func ValidateCassette(path string, book *specs.Rulebook, report func(Violation)) (Summary, error) {
+	c, err := LoadCassette(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	if book == nil {
+		book = specs.Default()
+	}
+	checker, tally := NewChecker(book), NewTally(book)
+	for i, in := range c.Interactions {
+		ex := &Exchange{Index: i, Method: in.Request.Method, URL: in.Request.URL, ReqHeader: in.Request.Headers,
+			ReqBody: []byte(in.Request.Body), Status: in.Response.Code, Header: in.Response.Headers,
+			Body: []byte(in.Response.Body), Duration: in.Response.Duration}
+		if u, err := url.Parse(in.Request.URL); err == nil {
+			ex.Path, ex.RawQuery = u.EscapedPath(), u.RawQuery
+		}
+		e, vs := checker.Inspect(ex)
+		tally.Add(e, ex.Status, vs)
+		for _, v := range vs {
+			report(v)
+		}
+	}
+	s := tally.Summary()
+	s.Mode = "validate"
+	s.Rulebook = book.Digest
+	return s, nil
+}
+
+// WriteViolation writes one finding as a JSON line, the violations format.
+func WriteViolation(w io.Writer, v Violation) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
+}

@@ -1,0 +1,54 @@
+// Package proxy watches API traffic without changing it: it validates each
+// exchange against the rulebook and the schemas, records go-vcr cassettes with
+// secrets redacted, and replays them with no server.
+package proxy
+
+// Severity of a finding: errors break the spec, warnings (deprecated fields,
+// unknown endpoints) are worth knowing.
+type Severity string
+
+// The severities a Violation may carry.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Violation is one finding about one exchange, written as one JSON line.
+// The reports package reads these lines; the field names are part of the
+// documented violations format.
+type Violation struct {
+	Index    int      `json:"index"`              // the exchange's position in the traffic, from 0
+	Severity Severity `json:"severity"`           // error or warning
+	Endpoint string   `json:"endpoint,omitempty"` // rulebook endpoint ID, empty when none matched
+	Rule     string   `json:"rule,omitempty"`     // rulebook rule ID, when one rule is broken
+	Schema   string   `json:"schema,omitempty"`   // schema name and path, for body findings
+	Pointer  string   `json:"pointer,omitempty"`  // JSON pointer into the body
+	Expected string   `json:"expected"`
+	Seen     string   `json:"seen"`
+	Method   string   `json:"method"`
+	URL      string   `json:"url"` // secrets redacted
+	Status   int      `json:"status"`
+}
+
+// Coverage counts, per endpoint ID, the statuses the traffic showed.
+type Coverage map[string]map[int]int
+
+// Summary is what the proxy prints and writes at exit.
+type Summary struct {
+	Exchanges  int      `json:"exchanges"`
+	Errors     int      `json:"errors"`
+	Warnings   int      `json:"warnings"`
+	Unknown    int      `json:"unknown_endpoints"`
+	Coverage   Coverage `json:"coverage"`
+	Endpoints  int      `json:"endpoints_in_rulebook"`
+	CoveredEPs int      `json:"endpoints_covered"`
+	// Uncovered lists the rulebook's endpoints (provisioning ones aside)
+	// the traffic never reached.
+	Uncovered []string `json:"endpoints_uncovered,omitempty"`
+	Mode      string   `json:"mode,omitempty"`
+	Rulebook  string   `json:"rulebook_digest,omitempty"`
+	Recorded  int      `json:"recorded,omitempty"` // interactions written to the cassette
+	Replayed  int      `json:"replayed,omitempty"` // requests answered from the cassette
+	Misses    int      `json:"replay_misses,omitempty"`
+	Dropped   int      `json:"not_recorded,omitempty"` // exchanges left out of the cassette (no complete answer)
+}

@@ -1,0 +1,296 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"v4cert/reference"
+	"v4cert/reference/git"
+)
+
+const repoRootToken = "repo-test-root-token"
+
+type apiClient struct {
+	t    testing.TB
+	srv  *httptest.Server
+	inst *reference.Instance
+}
+
+func newAPI(t testing.TB) *apiClient {
+	t.Helper()
+	inst, err := reference.New(reference.Config{RootToken: repoRootToken, Seed: "none", FixedClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(inst.Server)
+	t.Cleanup(func() { srv.Close(); inst.Close() })
+	return &apiClient{t: t, srv: srv, inst: inst}
+}
+
+func (a *apiClient) do(method, path string, body any) (int, []byte) {
+	a.t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, a.srv.URL+"/api/v4"+path, rd)
+	req.Header.Set("PRIVATE-TOKEN", repoRootToken)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := a.srv.Client().Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	return res.StatusCode, buf.Bytes()
+}
+
+func (a *apiClient) must(status int, method, path string, body any) map[string]any {
+	a.t.Helper()
+	got, b := a.do(method, path, body)
+	if got != status {
+		a.t.Fatalf("%s %s: %d %s (want %d)", method, path, got, b, status)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+func (a *apiClient) project(name string) (int, *git.Repo) {
+	a.t.Helper()
+	p := a.must(201, "POST", "/projects", map[string]any{"name": name, "initialize_with_readme": true})
+	id := int(p["id"].(float64))
+	r, err := a.inst.Server.Repositories().Get(id)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return id, r
+}
+
+func gitIn(t testing.TB, r *git.Repo, args ...string) string {
+	t.Helper()
+	out, err := r.Git(context.Background(), nil, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// fsckClean runs git fsck with the machine's git, outside the server's environment.
+func fsckClean(t testing.TB, r *git.Repo) {
+	t.Helper()
+	cmd := exec.Command("git", "--git-dir="+r.Dir(), "fsck", "--strict", "--no-dangling", "--no-progress")
+	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "PATH=/usr/bin:/bin:/usr/local/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("git fsck: %v\n%s", err, out)
+	}
+}
+
+// apiLog pages through GET .../repository/commits.
+func (a *apiClient) apiLog(id int, ref string) []map[string]any {
+	a.t.Helper()
+	var all []map[string]any
+	for page := 1; ; page++ {
+		status, b := a.do("GET", fmt.Sprintf("/projects/%d/repository/commits?ref_name=%s&per_page=2&page=%d", id, url.QueryEscape(ref), page), nil)
+		if status != 200 {
+			a.t.Fatalf("commits: %d %s", status, b)
+		}
+		var list []map[string]any
+		json.Unmarshal(b, &list)
+		if len(list) == 0 {
+			return all
+		}
+		all = append(all, list...)
+	}
+}
+
+// TestAPIWritesAreOrdinaryGit drives every kind of write through the API and
+// then asks git itself: fsck is clean and git log agrees with the API.
+func TestAPIWritesAreOrdinaryGit(t *testing.T) {
+	a := newAPI(t)
+	id, r := a.project("plain-git")
+	p := fmt.Sprintf("/projects/%d/repository", id)
+	a.must(201, "POST", p+"/files/src%2Fmain.go", map[string]any{"branch": "main", "commit_message": "add main", "content": "package main\n"})
+	f := a.must(200, "GET", p+"/files/src%2Fmain.go?ref=main", nil)
+	a.must(200, "PUT", p+"/files/src%2Fmain.go", map[string]any{"branch": "main", "commit_message": "edit main",
+		"content": "cGFja2FnZSBtYWluCgpmdW5jIG1haW4oKSB7fQo=", "encoding": "base64", "last_commit_id": f["last_commit_id"],
+		"author_name": "Grace", "author_email": "grace@example.com"})
+	a.must(201, "POST", p+"/commits", map[string]any{"branch": "main", "commit_message": "many\n\nSigned-off-by: A <a@x>\n", "actions": []map[string]any{
+		{"action": "create", "file_path": "bin/run", "content": "#!/bin/sh\n"},
+		{"action": "chmod", "file_path": "bin/run", "execute_filemode": true},
+		{"action": "move", "file_path": "docs/README.md", "previous_path": "README.md"},
+		{"action": "create", "file_path": "notes.txt", "content": "1\n2\n3\n"},
+	}})
+	a.must(201, "POST", p+"/branches", map[string]any{"branch": "feature", "ref": "main"})
+	c := a.must(201, "POST", p+"/commits", map[string]any{"branch": "feature", "commit_message": "feature edit", "actions": []map[string]any{
+		{"action": "update", "file_path": "notes.txt", "content": "one\n2\n3\n"}}})
+	a.must(201, "POST", p+"/commits/"+c["id"].(string)+"/cherry_pick", map[string]any{"branch": "main"})
+	a.must(201, "POST", p+"/commits/"+c["id"].(string)+"/revert", map[string]any{"branch": "feature"})
+	a.must(201, "POST", p+"/tags", map[string]any{"tag_name": "v1.0", "ref": "main", "message": "first release"})
+	a.must(204, "DELETE", p+"/files/src%2Fmain.go", map[string]any{"branch": "main", "commit_message": "drop main"})
+	a.must(201, "POST", p+"/commits", map[string]any{"branch": "rewrite", "start_branch": "main", "commit_message": "orphaned", "actions": []map[string]any{
+		{"action": "delete", "file_path": "notes.txt"}}})
+	a.must(201, "POST", p+"/commits", map[string]any{"branch": "rewrite", "start_sha": c["id"], "force": true, "commit_message": "forced", "actions": []map[string]any{
+		{"action": "create", "file_path": "forced.txt", "content": "x"}}})
+
+	fsckClean(t, r)
+	for _, branch := range []string{"main", "feature", "rewrite"} {
+		want := strings.Fields(gitIn(t, r, "log", "--format=%H", branch))
+		var got []string
+		for _, cm := range a.apiLog(id, branch) {
+			got = append(got, cm["id"].(string))
+			if cm["created_at"] != cm["committed_date"] {
+				t.Errorf("created_at %v != committed_date %v", cm["created_at"], cm["committed_date"])
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: API log %v, git log %v", branch, got, want)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(gitIn(t, r, "log", "--format=%an|%ae|%cn|%s", branch)), "\n") {
+			cm := a.apiLog(id, branch)[i]
+			if api := fmt.Sprintf("%s|%s|%s|%s", cm["author_name"], cm["author_email"], cm["committer_name"], cm["title"]); api != line {
+				t.Errorf("%s commit %d: API %q, git %q", branch, i, api, line)
+			}
+		}
+	}
+	if mode := gitIn(t, r, "ls-tree", "main", "bin/run"); !strings.HasPrefix(mode, "100755 ") {
+		t.Errorf("chmod: %q", mode)
+	}
+	if got := gitIn(t, r, "show", "main:notes.txt"); got != "one\n2\n3\n" {
+		t.Errorf("cherry-picked content %q", got)
+	}
+	if got := gitIn(t, r, "show", "feature:notes.txt"); got != "1\n2\n3\n" {
+		t.Errorf("reverted content %q", got)
+	}
+	if got := gitIn(t, r, "cat-file", "-t", "v1.0"); got != "tag\n" {
+		t.Errorf("annotated tag: %q", got)
+	}
+}
+
+// TestConcurrentWritesOneWins fires updates based on the same last_commit_id
+// at once: exactly one lands, the rest answer 400, and no commit is lost or
+// half-written; writes without a base all land, one commit each.
+func TestConcurrentWritesOneWins(t *testing.T) {
+	a := newAPI(t)
+	id, r := a.project("racers")
+	p := fmt.Sprintf("/projects/%d/repository", id)
+	a.must(201, "POST", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": "base", "content": "base\n"})
+	base := a.must(200, "GET", p+"/files/race.txt?ref=main", nil)["last_commit_id"].(string)
+	const n = 8
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			statuses[i], _ = a.do("PUT", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
+				"content": fmt.Sprintf("racer %d\n", i), "last_commit_id": base})
+		}(i)
+	}
+	wg.Wait()
+	won := 0
+	for _, s := range statuses {
+		switch s {
+		case 200:
+			won++
+		case 400:
+		default:
+			t.Fatalf("status %d", s)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d writes won, want exactly 1 (%v)", won, statuses)
+	}
+	log := strings.Fields(gitIn(t, r, "log", "--format=%H", "main"))
+	if len(log) != 3 || log[1] != base {
+		t.Fatalf("history after the race: %v (base %s)", log, base)
+	}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			statuses[i], _ = a.do("POST", fmt.Sprintf("%s/files/f%d.txt", p, i), map[string]any{"branch": "main",
+				"commit_message": fmt.Sprintf("file %d", i), "content": "x"})
+		}(i)
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != 201 {
+			t.Fatalf("independent write %d: %d", i, s)
+		}
+	}
+	if got := len(strings.Fields(gitIn(t, r, "log", "--format=%H", "main"))); got != 3+n {
+		t.Fatalf("%d commits, want %d: a write was lost", got, 3+n)
+	}
+	fsckClean(t, r)
+}
+
+// TestEmptyRepositoryTakesFirstCommit: a project made without a README has an
+// empty repository; its first commit makes that branch the default one.
+func TestEmptyRepositoryTakesFirstCommit(t *testing.T) {
+	a := newAPI(t)
+	p := a.must(201, "POST", "/projects", map[string]any{"name": "empty"})
+	if p["empty_repo"] != true || p["default_branch"] != nil {
+		t.Fatalf("new project: empty_repo=%v default_branch=%v", p["empty_repo"], p["default_branch"])
+	}
+	id := int(p["id"].(float64))
+	path := fmt.Sprintf("/projects/%d/repository", id)
+	if status, b := a.do("GET", path+"/commits", nil); status != 200 || string(b) != "[]" {
+		t.Fatalf("commits of an empty repository: %d %s", status, b)
+	}
+	a.must(201, "POST", path+"/files/first.txt", map[string]any{"branch": "trunk", "commit_message": "first", "content": "1\n"})
+	p = a.must(200, "GET", fmt.Sprintf("/projects/%d", id), nil)
+	if p["empty_repo"] != false || p["default_branch"] != "trunk" {
+		t.Fatalf("after the first commit: empty_repo=%v default_branch=%v", p["empty_repo"], p["default_branch"])
+	}
+	if status, b := a.do("GET", path+"/files/first.txt/raw", nil); status != 200 || string(b) != "1\n" {
+		t.Fatalf("raw at HEAD: %d %q", status, b)
+	}
+	// A second branch needs a start point once the repository has one.
+	if status, _ := a.do("POST", path+"/files/second.txt", map[string]any{"branch": "other", "commit_message": "m", "content": "x"}); status != 400 {
+		t.Fatalf("commit to a new branch without start_branch: %d", status)
+	}
+}
+
+// TestDemoProjectsGetRepositoriesOnFirstUse: projects seeded straight into
+// the store have repositories too.
+func TestDemoProjectsGetRepositoriesOnFirstUse(t *testing.T) {
+	inst, err := reference.New(reference.Config{RootToken: repoRootToken, Seed: "demo", FixedClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	srv := httptest.NewServer(inst.Server)
+	defer srv.Close()
+	a := &apiClient{t: t, srv: srv, inst: inst}
+	status, b := a.do("GET", "/projects?per_page=100", nil)
+	var projects []map[string]any
+	if err := json.Unmarshal(b, &projects); status != 200 || err != nil || len(projects) == 0 {
+		t.Fatalf("projects: %d %v", status, err)
+	}
+	for _, p := range projects {
+		want := 200
+		if p["empty_repo"] == true {
+			want = 404
+		}
+		if status, b := a.do("GET", fmt.Sprintf("/projects/%v/repository/files/README.md?ref=%v", p["id"], p["default_branch"]), nil); status != want {
+			t.Errorf("%v: README %d %s (want %d)", p["path_with_namespace"], status, b, want)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"v4cert/reference/git"
+)
+
+// writeRequest is one commit made through the API: files create, update,
+// delete, or POST .../repository/commits.
+type writeRequest struct {
+	Branch      string
+	StartBranch string
+	StartSHA    string
+	StartRepo   *git.Repo // nil: the project's own repository
+	Force       bool
+	Actions     []git.Action
+	// LastCommitIDs holds, by action index, the last_commit_id a client
+	// based the action on; a file changed since then fails the write.
+	LastCommitIDs map[int]string
+	Message       string
+	Author        git.Signature
+	// RejectEmpty fails a commit that changes nothing (Errors rule 5).
+	RejectEmpty bool
+}
+
+// shasEqual compares SHAs as the platform does: a common prefix of at least 7 digits.
+func shasEqual(a, b string) bool {
+	n := min(len(a), len(b))
+	return n >= 7 && a[:n] == b[:n]
+}
+
+// commitActions makes one commit on a branch. Writes to a repository are
+// serialised, and the branch moves by compare-and-swap from the value the
+// commit was built on, so of concurrent writes based on the same state one
+// wins and the others fail with Errors rule 5; a failure leaves no ref moved.
+func (s *Server) commitActions(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, error) {
+	r := rc.Repo
+	r.Lock()
+	c, err := s.commitLocked(ctx, rc, req)
+	r.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	s.branchWritten(ctx, rc, req.Branch)
+	return c, nil
+}
+
+func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, error) {
+	r := rc.Repo
+	cur, err := r.Branch(ctx, req.Branch)
+	exists := err == nil
+	if err != nil && !errors.Is(err, git.ErrNotFound) {
+		return nil, gitError(err, "Branch")
+	}
+	var base git.Oid
+	startGiven := req.StartBranch != "" || req.StartSHA != ""
+	sameStart := req.StartRepo == nil && req.StartBranch == req.Branch && req.StartSHA == ""
+	switch {
+	case startGiven && !sameStart:
+		if exists && !req.Force {
+			return nil, commitFailed(fmt.Sprintf("A branch called '%s' already exists. Switch to that branch in order to make changes", req.Branch))
+		}
+		from := r
+		if req.StartRepo != nil {
+			from = req.StartRepo
+		}
+		var err error
+		if req.StartSHA != "" {
+			base, err = from.Resolve(ctx, req.StartSHA)
+			if err == nil && !git.IsOid(req.StartSHA) && !shasEqual(string(base), req.StartSHA) {
+				err = git.ErrNotFound // start_sha names a commit, not a ref
+			}
+		} else {
+			base, err = from.Branch(ctx, req.StartBranch)
+		}
+		if err != nil {
+			if req.StartSHA != "" {
+				return nil, commitFailed("Invalid start_sha: " + req.StartSHA)
+			}
+			return nil, commitFailed("Invalid start branch: " + req.StartBranch)
+		}
+		if from != r {
+			if err := r.FetchCommit(ctx, from, base); err != nil {
+				return nil, gitError(err, "Commit")
+			}
+		}
+	case exists:
+		base = cur
+	default:
+		branches, err := r.Branches(ctx)
+		if err != nil {
+			return nil, gitError(err, "Branch")
+		}
+		// Only an empty repository takes a first commit on a new branch
+		// without a start point.
+		if len(branches) > 0 {
+			return nil, commitFailed("You can only create or edit files when you are on a branch")
+		}
+	}
+	for i, last := range req.LastCommitIDs {
+		a := req.Actions[i]
+		p := a.Path
+		if a.Kind == "move" && a.PreviousPath != "" {
+			p = a.PreviousPath
+		}
+		var actual git.Oid
+		if base != "" {
+			actual, _ = r.LastCommit(ctx, base, p)
+		}
+		if !shasEqual(last, string(actual)) {
+			return nil, commitFailed("You are attempting to update a file that has changed since you started editing it.")
+		}
+	}
+	tree, err := r.ApplyActions(ctx, base, req.Actions)
+	var ae *git.ActionError
+	if errors.As(err, &ae) {
+		return nil, commitFailed(ae.Error())
+	}
+	if err != nil {
+		return nil, gitError(err, "Commit")
+	}
+	var parents []git.Oid
+	if base != "" {
+		parents = []git.Oid{base}
+		if req.RejectEmpty {
+			bc, err := r.Commit(ctx, base)
+			if err != nil {
+				return nil, gitError(err, "Commit")
+			}
+			if bc.Tree == tree {
+				return nil, commitFailed("No changes: the commit would be empty")
+			}
+		}
+	}
+	committer := rc.signature(req.Author.When)
+	id, err := r.CommitTree(ctx, tree, parents, req.Message, req.Author, committer)
+	if err != nil {
+		return nil, gitError(err, "Commit")
+	}
+	old := git.ZeroOid
+	if exists {
+		old = cur
+	}
+	if err := r.UpdateRef(ctx, "refs/heads/"+req.Branch, id, old); err != nil {
+		if errors.Is(err, git.ErrStale) || errors.Is(err, git.ErrExists) {
+			return nil, commitFailed(fmt.Sprintf("Could not update refs/heads/%s. Please refresh and try again.", req.Branch))
+		}
+		return nil, gitError(err, "Branch")
+	}
+	return r.Commit(ctx, id)
+}

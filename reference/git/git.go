@@ -1,0 +1,304 @@
+// Package git is the reference server's repository storage: one bare git
+// repository per project, read and written through the git command line so
+// that what the API writes is ordinary git that `git log` and `git fsck` accept,
+// and merges are git's own three-way merges.
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sentinel errors; the HTTP layer maps them to the spec's statuses.
+var (
+	// ErrNotFound: no such repository, ref, commit, path or object.
+	ErrNotFound = errors.New("git: not found")
+	// ErrStale: a compare-and-swap on a ref met another value than expected
+	// (the branch was updated concurrently, Errors rule 5).
+	ErrStale = errors.New("git: ref changed concurrently")
+	// ErrExists: a ref that must not exist does.
+	ErrExists = errors.New("git: ref already exists")
+	// ErrClosed: the manager was closed.
+	ErrClosed = errors.New("git: repositories closed")
+)
+
+// MinVersion is the oldest git this package works with: `merge-tree
+// --write-tree` (real merges without a work tree) arrived in 2.38.
+var MinVersion = [2]int{2, 38}
+
+// CommandTimeout bounds every git command one request runs.
+var CommandTimeout = 60 * time.Second
+
+// CmdError is a git command that failed.
+type CmdError struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+func (e *CmdError) Error() string {
+	return fmt.Sprintf("git %s: exit %d: %s", strings.Join(e.Args, " "), e.Code, strings.TrimSpace(e.Stderr))
+}
+
+var versionRe = regexp.MustCompile(`git version (\d+)\.(\d+)`)
+
+// Check finds git on PATH and verifies its version, once per process; the
+// reference refuses to start without it (its repositories are real git
+// repositories).
+func Check() (string, error) { return checkOnce() }
+
+var checkOnce = sync.OnceValues(check)
+
+func check() (string, error) {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("git %d.%d or later is required on PATH for project repositories: %w", MinVersion[0], MinVersion[1], err)
+	}
+	out, err := exec.Command(path, "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("running %s version: %w", path, err)
+	}
+	m := versionRe.FindSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("cannot read the version of %s: %q", path, out)
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	if major < MinVersion[0] || major == MinVersion[0] && minor < MinVersion[1] {
+		return "", fmt.Errorf("git %d.%d or later is required (merge-tree --write-tree); %s is %d.%d", MinVersion[0], MinVersion[1], path, major, minor)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Manager owns the repositories of one server instance. Its directory is
+// created on first use, so servers that never create a project leave nothing
+// behind; a temporary one is removed by Close.
+type Manager struct {
+	clock func() time.Time
+
+	mu      sync.Mutex
+	initMu  sync.Mutex // serialises Ensure
+	dir     string
+	temp    bool
+	made    bool
+	closed  bool
+	repos   map[int]*Repo
+	baseEnv []string
+}
+
+// NewManager returns a manager storing repositories under dir, or in a
+// temporary directory when dir is empty. clock dates the commits the server
+// makes, so a fixed clock gives the same commit SHAs on every run.
+func NewManager(dir string, clock func() time.Time) *Manager {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Manager{dir: dir, temp: dir == "", clock: clock, repos: map[int]*Repo{}}
+}
+
+// Now is the manager's clock.
+func (m *Manager) Now() time.Time { return m.clock() }
+
+// Dir is where the repositories live ("" until the first one is created in a temporary directory).
+func (m *Manager) Dir() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dir
+}
+
+// prepare creates the storage directory and the environment every command
+// runs with: no system or global configuration, a private HOME, C locale and
+// literal pathspecs, so results never depend on the machine's git setup and
+// user paths are never read as pathspec magic.
+func (m *Manager) prepare() error {
+	if m.closed {
+		return ErrClosed
+	}
+	if m.made {
+		return nil
+	}
+	if m.temp {
+		d, err := os.MkdirTemp("", "v4cert-repos-")
+		if err != nil {
+			return err
+		}
+		m.dir = d
+	} else if err := os.MkdirAll(m.dir, 0o755); err != nil {
+		return err
+	}
+	home := filepath.Join(m.dir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") ||
+			strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") || strings.HasPrefix(kv, "LANGUAGE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_LITERAL_PATHSPECS=1", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_ATTR_NOSYSTEM=1")
+	m.baseEnv = env
+	m.made = true
+	return nil
+}
+
+// Create makes an empty bare repository for project id whose HEAD names
+// defaultBranch. The skeleton is written directly (what `git init --bare`
+// writes), which costs no process.
+func (m *Manager) Create(id int, defaultBranch string) (*Repo, error) {
+	if defaultBranch == "" {
+		defaultBranch = "main"
+	}
+	if !ValidRefName(defaultBranch) {
+		return nil, fmt.Errorf("git: invalid default branch %q", defaultBranch)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.prepare(); err != nil {
+		return nil, err
+	}
+	if old := m.repos[id]; old != nil {
+		old.close()
+		os.RemoveAll(old.dir)
+	}
+	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+	os.RemoveAll(dir)
+	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info", "lfs/objects"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	files := map[string]string{
+		"HEAD": "ref: refs/heads/" + defaultBranch + "\n",
+		// gc.auto=0: the server never packs behind a request's back;
+		// allowAnySHA1InWant lets start_project fetch a commit by SHA.
+		"config":      "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n[uploadpack]\n\tallowAnySHA1InWant = true\n",
+		"description": "v4cert project repository\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
+	m.repos[id] = r
+	return r, nil
+}
+
+// Get returns the repository of project id.
+func (m *Manager) Get(id int) (*Repo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	r := m.repos[id]
+	if r == nil {
+		return nil, ErrNotFound
+	}
+	return r, nil
+}
+
+// Ensure returns the repository of project id, creating it with init when
+// the project has none yet (projects that exist before the server serves,
+// such as a seeded demo world, get theirs on first use).
+func (m *Manager) Ensure(id int, defaultBranch string, init func(*Repo) error) (*Repo, error) {
+	if r, err := m.Get(id); err == nil || !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	m.initMu.Lock()
+	defer m.initMu.Unlock()
+	if r, err := m.Get(id); err == nil || !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	r, err := m.Create(id, defaultBranch)
+	if err != nil {
+		return nil, err
+	}
+	if init != nil {
+		if err := init(r); err != nil {
+			m.Remove(id)
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Remove detaches the repository of project id at once and deletes its
+// files once a write in progress has finished (without waiting for it, so a
+// caller may hold other locks that write waits on).
+func (m *Manager) Remove(id int) {
+	m.mu.Lock()
+	r := m.repos[id]
+	delete(m.repos, id)
+	m.mu.Unlock()
+	if r == nil {
+		return
+	}
+	go func() {
+		r.wmu.Lock()
+		defer r.wmu.Unlock()
+		r.close()
+		os.RemoveAll(r.dir)
+	}()
+}
+
+// Close stops every long-lived git process and, for a temporary directory,
+// removes every repository.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	for _, r := range m.repos {
+		r.close()
+	}
+	m.repos = nil
+	if m.temp && m.dir != "" {
+		return os.RemoveAll(m.dir)
+	}
+	return nil
+}
+
+// run executes git in repository dir with env added, bounded by CommandTimeout.
+func (m *Manager) run(ctx context.Context, dir string, stdin io.Reader, env []string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(append(append([]string(nil), m.baseEnv...), "GIT_DIR="+dir), env...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		if ctx.Err() != nil {
+			return stdout.Bytes(), fmt.Errorf("git %s: %w", strings.Join(args, " "), ctx.Err())
+		}
+		return stdout.Bytes(), &CmdError{Args: args, Code: code, Stderr: stderr.String()}
+	}
+	return stdout.Bytes(), nil
+}

@@ -1,0 +1,41 @@
+package git
+
+import "strings"
+
+// ValidRefName applies git's check-ref-format rules to a branch or tag name
+// (the part after refs/heads/ or refs/tags/), plus the --branch rule that a
+// name may not start with '-'. Every user-supplied ref passes here before it
+// reaches a command line, so none can be read as an option.
+func ValidRefName(name string) bool {
+	if name == "" || name == "@" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "/") ||
+		strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..") || strings.Contains(name, "//") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
+			return false
+		}
+	}
+	for _, comp := range strings.Split(name, "/") {
+		if strings.HasPrefix(comp, ".") || strings.HasSuffix(comp, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidPath reports whether p is a path git can store in a tree: relative,
+// no empty, "." or ".." components, no NUL, and no .git component.
+func ValidPath(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return false
+	}
+	for _, comp := range strings.Split(p, "/") {
+		switch strings.ToLower(comp) {
+		case "", ".", "..", ".git":
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,352 @@
+// Package reports turns a conformance run (Ginkgo's report, the endpoints the
+// suites touched, the proxy's violations) into a verdict rule by rule, and
+// renders it as JUnit XML, JSON, Markdown and a single-file HTML page.
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Format names the shape of report.json (docs/report-json.md); it changes
+// only when a field changes meaning or disappears.
+const Format = "v4cert-report/1"
+
+// Status is the one outcome a rule ends in.
+type Status string
+
+// The statuses of a rule, from best to worst for a reader scanning a table.
+const (
+	StatusPass       Status = "pass"
+	StatusFail       Status = "fail"        // the target broke the rule
+	StatusError      Status = "error"       // the harness broke: fixture, panic, timeout, interruption, suite setup
+	StatusSkipped    Status = "skipped"     // filtered out, or Skip() with a reason
+	StatusNotCovered Status = "not_covered" // no spec checks the rule; never counted as passed
+)
+
+// Statuses lists every status in the order reports print them.
+var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkipped, StatusNotCovered}
+
+// Label is how a status is written for people.
+func (s Status) Label() string {
+	if s == StatusNotCovered {
+		return "not covered"
+	}
+	return string(s)
+}
+
+// Verdicts.
+const (
+	VerdictConformant    = "CONFORMANT"
+	VerdictNotConformant = "NOT CONFORMANT"
+)
+
+// Report is one certification run; report.json is this value.
+type Report struct {
+	Format      string    `json:"format"`
+	Verdict     string    `json:"verdict"`
+	Conformant  bool      `json:"conformant"`
+	Complete    bool      `json:"complete"` // every rule was checked: none skipped, none not covered
+	Target      string    `json:"target"`
+	Version     string    `json:"version"`
+	Rulebook    Rulebook  `json:"rulebook"`
+	Seed        int64     `json:"seed"`
+	LabelFilter string    `json:"label_filter"`
+	ViaProxy    bool      `json:"via_proxy"`
+	RerunOf     string    `json:"rerun_of,omitempty"` // the report.json whose failed rules this run repeated
+	Started     time.Time `json:"started"`
+	DurationSec float64   `json:"duration_seconds"`
+	Counts      Counts    `json:"counts"`
+	Areas       []Area    `json:"areas"`
+	Rules       []Rule    `json:"rules"`
+	// SuiteErrors are harness failures not tied to one rule: the suite's
+	// setup, a report node, an interruption.
+	SuiteErrors []Failure `json:"suite_errors"`
+	// UnknownRules are rule IDs that specs name and the rulebook does not
+	// (a defect of the kit, not of the target).
+	UnknownRules []string  `json:"unknown_rules"`
+	Coverage     Coverage  `json:"coverage"`
+	Proxy        *ProxyRun `json:"proxy,omitempty"`
+}
+
+// Rulebook identifies the rules a run was judged by.
+type Rulebook struct {
+	Digest    string `json:"digest"`
+	Rules     int    `json:"rules"`
+	Endpoints int    `json:"endpoints"`
+}
+
+// Counts are the number of rules in each status.
+type Counts struct {
+	Total      int `json:"total"`
+	Pass       int `json:"pass"`
+	Fail       int `json:"fail"`
+	Error      int `json:"error"`
+	Skipped    int `json:"skipped"`
+	NotCovered int `json:"not_covered"`
+}
+
+// Add counts one rule.
+func (c *Counts) Add(s Status) {
+	c.Total++
+	switch s {
+	case StatusPass:
+		c.Pass++
+	case StatusFail:
+		c.Fail++
+	case StatusError:
+		c.Error++
+	case StatusSkipped:
+		c.Skipped++
+	case StatusNotCovered:
+		c.NotCovered++
+	}
+}
+
+// Of returns the count of one status.
+func (c Counts) Of(s Status) int {
+	switch s {
+	case StatusPass:
+		return c.Pass
+	case StatusFail:
+		return c.Fail
+	case StatusError:
+		return c.Error
+	case StatusSkipped:
+		return c.Skipped
+	case StatusNotCovered:
+		return c.NotCovered
+	}
+	return 0
+}
+
+// String is the one-line tally used under the verdict.
+func (c Counts) String() string {
+	return fmt.Sprintf("%d rules: %d pass, %d fail, %d error, %d skipped, %d not covered",
+		c.Total, c.Pass, c.Fail, c.Error, c.Skipped, c.NotCovered)
+}
+
+// Area is one area of the spec with its tally.
+type Area struct {
+	Name   string `json:"name"`
+	Counts Counts `json:"counts"`
+}
+
+// Rule is the outcome of one rule of the rulebook.
+type Rule struct {
+	ID       string    `json:"id"`
+	Area     string    `json:"area"`
+	Endpoint string    `json:"endpoint,omitempty"`
+	Says     string    `json:"says"`
+	Source   string    `json:"source"`
+	Paid     bool      `json:"paid,omitempty"`
+	Status   Status    `json:"status"`
+	Reason   string    `json:"reason,omitempty"` // why skipped or errored; which specs failed
+	Specs    []Spec    `json:"specs"`
+	Failures []Failure `json:"failures"`
+}
+
+// Spec is one Ginkgo spec that checks a rule.
+type Spec struct {
+	Text        string  `json:"text"`
+	Status      Status  `json:"status"`
+	Reason      string  `json:"reason,omitempty"`
+	DurationSec float64 `json:"duration_seconds"`
+}
+
+// Failure is why a spec failed or errored, with the traffic that showed it.
+type Failure struct {
+	Spec      string     `json:"spec"`
+	Status    Status     `json:"status"` // fail or error
+	Kind      string     `json:"kind"`   // see Kind* constants
+	Message   string     `json:"message"`
+	Location  string     `json:"location,omitempty"`
+	Exchanges []Exchange `json:"exchanges"`
+}
+
+// Kinds of failure: the first means the target broke a rule, the others that
+// the harness could not finish checking it.
+const (
+	KindAssertion   = "assertion"   // an expectation about the target's answer failed
+	KindFixture     = "fixture"     // building the spec's world failed (suites/fixtures.go)
+	KindSetup       = "setup"       // a Before* node failed
+	KindCleanup     = "cleanup"     // an After* node or DeferCleanup failed
+	KindTransport   = "transport"   // the target could not be reached or closed the connection
+	KindPanic       = "panic"       // the spec panicked
+	KindTimeout     = "timeout"     // a node ran past its deadline
+	KindInterrupted = "interrupted" // the run was interrupted (signal, suite timeout)
+	KindAborted     = "aborted"     // the run was aborted
+	KindSuite       = "suite"       // BeforeSuite or another suite-level node failed; the spec never ran
+	KindProxy       = "proxy"       // the validating proxy saw the target break the rulebook
+)
+
+// Exchange is one request and its answer, as the suites attach them to a
+// failed spec (report entry "exchange"); secrets are redacted in reports.
+type Exchange struct {
+	Method          string            `json:"method"`
+	URL             string            `json:"url"`
+	RequestHeaders  map[string]string `json:"request_headers,omitempty"`
+	RequestBody     string            `json:"request_body,omitempty"`
+	Status          int               `json:"status"`
+	ResponseHeaders map[string]string `json:"response_headers,omitempty"`
+	ResponseBody    string            `json:"response_body,omitempty"`
+}
+
+// String is the exchange as a person reads it, headers sorted.
+func (e Exchange) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", e.Method, e.URL)
+	for _, k := range sortedKeys(e.RequestHeaders) {
+		fmt.Fprintf(&b, "%s: %s\n", k, e.RequestHeaders[k])
+	}
+	if e.RequestBody != "" {
+		b.WriteString("\n" + e.RequestBody + "\n")
+	}
+	fmt.Fprintf(&b, "→ %d\n", e.Status)
+	for _, k := range sortedKeys(e.ResponseHeaders) {
+		fmt.Fprintf(&b, "%s: %s\n", k, e.ResponseHeaders[k])
+	}
+	if e.ResponseBody != "" {
+		b.WriteString("\n" + e.ResponseBody)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Coverage says which endpoints of the rulebook the run's requests reached
+// and with which statuses.
+type Coverage struct {
+	Endpoints int                `json:"endpoints"`          // certified endpoints in the rulebook (provisioning excluded)
+	Touched   int                `json:"touched"`            // certified endpoints the run reached
+	Unmatched int                `json:"unmatched_requests"` // requests under /api/v4 no endpoint matched
+	Entries   []EndpointCoverage `json:"entries"`
+}
+
+// EndpointCoverage is one endpoint's use by the run.
+type EndpointCoverage struct {
+	ID           string         `json:"id"`
+	Area         string         `json:"area"`
+	Method       string         `json:"method"`
+	Path         string         `json:"path"`
+	Provisioning bool           `json:"provisioning,omitempty"`
+	Requests     int            `json:"requests"`
+	Statuses     map[string]int `json:"statuses"` // status code (as a string, JSON keys are strings) → answers seen
+}
+
+// ProxyRun is what the validating proxy saw when the run went through it.
+type ProxyRun struct {
+	Summary    *ProxySummary `json:"summary,omitempty"`
+	Violations []Violation   `json:"violations"`
+}
+
+// Violation mirrors one line of the proxy's violations file (proxy.Violation);
+// reports reads the documented JSON, not the proxy's Go types.
+type Violation struct {
+	Index    int    `json:"index"`
+	Severity string `json:"severity"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Rule     string `json:"rule,omitempty"`
+	Schema   string `json:"schema,omitempty"`
+	Pointer  string `json:"pointer,omitempty"`
+	Expected string `json:"expected"`
+	Seen     string `json:"seen"`
+	Method   string `json:"method"`
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	Spec     string `json:"spec,omitempty"` // the spec whose traffic showed it, when known
+}
+
+// ProxySummary mirrors the proxy's summary (proxy.Summary).
+type ProxySummary struct {
+	Exchanges  int                       `json:"exchanges"`
+	Errors     int                       `json:"errors"`
+	Warnings   int                       `json:"warnings"`
+	Unknown    int                       `json:"unknown_endpoints"`
+	Coverage   map[string]map[string]int `json:"coverage,omitempty"`
+	Endpoints  int                       `json:"endpoints_in_rulebook"`
+	CoveredEPs int                       `json:"endpoints_covered"`
+}
+
+// Rule returns the rule with the given ID, or nil.
+func (r *Report) Rule(id string) *Rule {
+	for i := range r.Rules {
+		if r.Rules[i].ID == id {
+			return &r.Rules[i]
+		}
+	}
+	return nil
+}
+
+// Load reads a report.json.
+func Load(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Format != Format {
+		return nil, fmt.Errorf("%s: format %q, want %q", path, r.Format, Format)
+	}
+	return &r, nil
+}
+
+// FailedRuleIDs are the rules of r that failed or errored, in report order.
+func (r *Report) FailedRuleIDs() []string {
+	var ids []string
+	for _, rule := range r.Rules {
+		if rule.Status == StatusFail || rule.Status == StatusError {
+			ids = append(ids, rule.ID)
+		}
+	}
+	return ids
+}
+
+// ViolationGroup is the proxy's findings of one kind (same severity,
+// endpoint, rule or schema, expectation and observation), for people: a
+// deprecated field seen three hundred times is one line, not three hundred.
+type ViolationGroup struct {
+	Severity string
+	Endpoint string
+	Where    string // rule ID, or schema and pointer
+	Expected string
+	Seen     string
+	Count    int
+	Example  Violation // the first of them
+}
+
+// GroupViolations groups p's findings, errors first, then by count.
+func (p *ProxyRun) GroupViolations() []ViolationGroup {
+	if p == nil {
+		return nil
+	}
+	idx := map[string]int{}
+	var out []ViolationGroup
+	for _, v := range p.Violations {
+		where := v.Rule
+		if where == "" {
+			where = v.Schema + v.Pointer
+		}
+		key := strings.Join([]string{v.Severity, v.Endpoint, where, v.Expected, v.Seen}, "\x00")
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, ViolationGroup{Severity: v.Severity, Endpoint: v.Endpoint, Where: where,
+				Expected: v.Expected, Seen: v.Seen, Example: v})
+		}
+		out[i].Count++
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if (out[i].Severity == "warning") != (out[j].Severity == "warning") {
+			return out[j].Severity == "warning"
+		}
+		return out[i].Count > out[j].Count
+	})
+	return out
+}
