@@ -233,12 +233,15 @@ func writeQuoted(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Printable ASCII other than " and \ is the bulk of any body.
+		for i < len(s) && yamlPlain[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-				i++
-				continue
-			}
 			b.WriteString(s[start:i])
 			switch c {
 			case '"':
@@ -273,6 +276,14 @@ func writeQuoted(b *bytes.Buffer, s string) {
 	b.WriteString(s[start:])
 	b.WriteByte('"')
 }
+
+// yamlPlain marks the ASCII bytes a double-quoted scalar holds as they are.
+var yamlPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // interactionOf builds the cassette entry of an exchange with every secret
 // hidden: credentials in headers and the query, secret fields of bodies,

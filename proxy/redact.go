@@ -220,21 +220,55 @@ type edit struct {
 
 var redactedJSON = []byte(`"` + Redacted + `"`)
 
+// secretEndings are how every secret name IsSecretName accepts ends.
+var secretEndings = []string{"token", "password", "secret", "credentials", "credential", "key", "passphrase", "authorization", "confirmation"}
+
 // mayHoldSecret is a cheap first look: most bodies (a page of users) name no
-// secret field and carry no URL credentials, and skip the walk entirely.
+// secret field and carry no URL credentials, and skip the walk entirely. It
+// looks only at JSON keys (each ends with `":`) and for an @ anywhere.
 func mayHoldSecret(body []byte) bool {
-	for _, s := range [][]byte{[]byte("password"), []byte("token"), []byte("secret"), []byte("key\""), []byte("credential"), []byte("passphrase"), []byte("uthorization"), []byte("@")} {
-		if bytes.Contains(body, s) {
-			return true
+	if bytes.IndexByte(body, '@') >= 0 {
+		return true
+	}
+	for pos := 0; ; {
+		k := bytes.Index(body[pos:], []byte(`":`))
+		if k < 0 {
+			return false
+		}
+		end := pos + k
+		pos = end + 2
+		start := max(0, end-40)
+		if q := bytes.LastIndexByte(body[start:end], '"'); q >= 0 {
+			start += q + 1
+		}
+		key := body[start:end]
+		for _, e := range secretEndings {
+			if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
+				return true
+			}
 		}
 	}
-	return false
+}
+
+func asciiEqualFold(b []byte, lower string) bool {
+	for i := range b {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // redactJSON walks the JSON in place and rewrites only the values to hide.
 func redactJSON(body []byte, found *[]string) ([]byte, bool) {
 	if !mayHoldSecret(body) {
-		return body, validJSON(body)
+		// No secret name and no user information: the body stays as it is,
+		// JSON or not, so there is no need to read it through.
+		return body, true
 	}
 	var edits []edit
 	end, ok := redactWalk(body, skipSpace(body, 0), "", &edits, found, 0)
