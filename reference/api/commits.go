@@ -148,6 +148,20 @@ func (s *Server) listCommits(c *Ctx) error {
 }
 
 // commitOf resolves the :sha path parameter: a SHA, a branch or a tag name.
+// commitIn resolves, for reading, the project's repository and the commit
+// that `:sha` names; handlers read their own parameters first.
+func (s *Server) commitIn(c *Ctx) (*repoCtx, *git.Commit, error) {
+	rc, err := s.repoOf(c, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	cm, err := commitOf(c, rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rc, cm, nil
+}
+
 func commitOf(c *Ctx, rc *repoCtx) (*git.Commit, error) {
 	ctx := c.R.Context()
 	oid, err := rc.Repo.Resolve(ctx, c.R.PathValue("sha"))
@@ -167,11 +181,7 @@ func (s *Server) getCommit(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}
@@ -194,11 +204,7 @@ func (s *Server) commitRefs(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}
@@ -226,11 +232,7 @@ func (s *Server) commitSequence(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}
@@ -267,11 +269,7 @@ func (s *Server) commitDiff(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}
@@ -325,11 +323,7 @@ func (v *view) commitComment(cc *store.CommitComment) CommitComment {
 
 // listCommitComments implements GET .../commits/:sha/comments (rule commits.comments.2).
 func (s *Server) listCommitComments(c *Ctx) error {
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}
@@ -349,11 +343,7 @@ func (s *Server) createCommitComment(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	rc, err := s.repoOf(c, false)
-	if err != nil {
-		return err
-	}
-	cm, err := commitOf(c, rc)
+	rc, cm, err := s.commitIn(c)
 	if err != nil {
 		return err
 	}

@@ -109,11 +109,10 @@ func (s *Server) shareGroup(c *Ctx) error {
 // setGroupCustomAttribute implements the platform's PUT
 // /groups/:id/custom_attributes/:key (provisioning for custom_attributes filters).
 func (s *Server) setGroupCustomAttribute(c *Ctx) error {
-	value := c.In().Require("value").StringOr("value", "")
-	if err := c.In().Err(); err != nil {
+	key, value, err := c.customAttribute()
+	if err != nil {
 		return err
 	}
-	key := c.R.PathValue("key")
 	return s.store.Write(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
@@ -518,11 +517,10 @@ func (s *Server) starProject(c *Ctx) error {
 // /projects/:id/custom_attributes/:key (provisioning for with_custom_attributes
 // of GET /groups/:id/projects).
 func (s *Server) setProjectCustomAttribute(c *Ctx) error {
-	value := c.In().Require("value").StringOr("value", "")
-	if err := c.In().Err(); err != nil {
+	key, value, err := c.customAttribute()
+	if err != nil {
 		return err
 	}
-	key := c.R.PathValue("key")
 	return s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {

@@ -94,3 +94,13 @@ func (c *Ctx) accessLevel(name string) (*access.Level, error) {
 	}
 	return &l, nil
 }
+
+// customAttribute reads PUT .../custom_attributes/:key, the platform's
+// provisioning of the custom_attributes filters for users, groups and projects.
+func (c *Ctx) customAttribute() (key, value string, err error) {
+	value = c.In().Require("value").StringOr("value", "")
+	if err := c.In().Err(); err != nil {
+		return "", "", err
+	}
+	return c.R.PathValue("key"), value, nil
+}

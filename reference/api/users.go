@@ -359,11 +359,10 @@ func (s *Server) createPersonalAccessToken(c *Ctx) error {
 // setUserCustomAttribute implements the platform's PUT
 // /users/:id/custom_attributes/:key (provisioning for the custom_attributes filters).
 func (s *Server) setUserCustomAttribute(c *Ctx) error {
-	value := c.In().Require("value").StringOr("value", "")
-	if err := c.In().Err(); err != nil {
+	key, value, err := c.customAttribute()
+	if err != nil {
 		return err
 	}
-	key := c.R.PathValue("key")
 	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
 		if u.CustomAttributes == nil {
 			u.CustomAttributes = map[string]string{}
