@@ -297,6 +297,7 @@ func (d *Data) DeleteProject(p *Project) { d.deleteProject(p) }
 
 func (d *Data) deleteProject(p *Project) {
 	d.dropSource(SourceProject, p.ID)
+	d.DropIntegrations(p.ID)
 	kept := d.links[:0]
 	for _, l := range d.links {
 		if !(l.SourceType == SourceProject && l.SourceID == p.ID) {
@@ -304,6 +305,8 @@ func (d *Data) deleteProject(p *Project) {
 		}
 	}
 	d.links = kept
+	d.dropPackageProtectionRules(p.ID)
+	d.dropRemoteMirrors(p.ID)
 	delete(d.projects, p.ID)
 }
 

@@ -107,6 +107,11 @@ type Data struct {
 	usersCache map[string][]*User // orderings of users, dropped on write
 
 	commitComments map[int][]*CommitComment // by project
+	remoteMirrors  map[int][]*RemoteMirror  // by project, ascending id
+
+	packageRules map[int][]*PackageProtectionRule // by project, ascending id
+
+	integrations map[int]map[string]*Integration // by project, then slug
 }
 
 type memberKey struct {
