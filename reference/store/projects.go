@@ -307,6 +307,7 @@ func (d *Data) deleteProject(p *Project) {
 	d.links = kept
 	d.dropPackageProtectionRules(p.ID)
 	d.dropRemoteMirrors(p.ID)
+	d.dropAwardables(p.ID)
 	delete(d.projects, p.ID)
 }
 

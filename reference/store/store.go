@@ -112,6 +112,11 @@ type Data struct {
 	packageRules map[int][]*PackageProtectionRule // by project, ascending id
 
 	integrations map[int]map[string]*Integration // by project, then slug
+
+	issues   map[int]*Issue              // by global id
+	snippets map[int]*Snippet            // by id
+	notes    map[int]*Note               // by id
+	awards   map[Awardable][]*AwardEmoji // ascending id
 }
 
 type memberKey struct {

@@ -1,0 +1,170 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"v4cert/reference/store"
+)
+
+// awardableForm is one of the paths emoji reactions live under: an issue or a
+// snippet, or a note on either (Endpoints, Emoji reactions).
+type awardableForm struct {
+	kind string // store.AwardableIssue or store.AwardableSnippet
+	note bool
+}
+
+func init() {
+	forms := map[string]awardableForm{
+		"issue":        {store.AwardableIssue, false},
+		"snippet":      {store.AwardableSnippet, false},
+		"issue_note":   {store.AwardableIssue, true},
+		"snippet_note": {store.AwardableSnippet, true},
+	}
+	rows := map[string]handler{}
+	for name, f := range forms {
+		rows["award_emoji."+name+"_list"] = func(s *Server, c *Ctx) error { return s.listAwardEmoji(c, f) }
+		rows["award_emoji."+name+"_get"] = func(s *Server, c *Ctx) error { return s.getAwardEmoji(c, f) }
+		rows["award_emoji."+name+"_create"] = func(s *Server, c *Ctx) error { return s.createAwardEmoji(c, f) }
+		rows["award_emoji."+name+"_delete"] = func(s *Server, c *Ctx) error { return s.deleteAwardEmoji(c, f) }
+	}
+	addHandlers(rows)
+}
+
+// AwardEmojiJSON is the Emoji reaction resource.
+type AwardEmojiJSON struct {
+	ID            int     `json:"id"`
+	Name          string  `json:"name"`
+	User          UserRef `json:"user"`
+	CreatedAt     string  `json:"created_at"`
+	UpdatedAt     string  `json:"updated_at"`
+	AwardableID   int     `json:"awardable_id"`
+	AwardableType string  `json:"awardable_type"`
+}
+
+func (v *view) awardEmoji(e *store.AwardEmoji) AwardEmojiJSON {
+	return AwardEmojiJSON{ID: e.ID, Name: e.Name, User: v.authorRef(e.UserID), CreatedAt: ts(e.CreatedAt),
+		UpdatedAt: ts(e.UpdatedAt), AwardableID: e.AwardableID, AwardableType: e.AwardableType}
+}
+
+// awardableOf resolves the awardable of the path: 404 when the project, the
+// issue, the snippet or the note (of that issue or snippet) is missing or
+// hidden from the caller (rules award_emoji.awardable.*, Authentication 8).
+func (c *Ctx) awardableOf(d *store.Data, f awardableForm) (store.Awardable, error) {
+	var on store.Awardable
+	if f.kind == store.AwardableIssue {
+		_, i, err := c.issueOf(d)
+		if err != nil {
+			return on, err
+		}
+		on = store.Awardable{Type: store.AwardableIssue, ID: i.ID}
+	} else {
+		_, s, err := c.snippetOf(d)
+		if err != nil {
+			return on, err
+		}
+		on = store.Awardable{Type: store.AwardableSnippet, ID: s.ID}
+	}
+	if !f.note {
+		return on, nil
+	}
+	id, err := c.pathID("note_id")
+	if err != nil {
+		return on, err
+	}
+	n := d.NoteOn(on, id)
+	if n == nil {
+		return on, notFound("Note")
+	}
+	return store.Awardable{Type: store.AwardableNote, ID: n.ID}, nil
+}
+
+// awardOf finds the reaction :award_id of a; another awardable's is not found.
+func (c *Ctx) awardOf(d *store.Data, a store.Awardable) (*store.AwardEmoji, error) {
+	id, err := c.pathID("award_id")
+	if err != nil {
+		return nil, err
+	}
+	e := d.AwardEmojiOf(a, id)
+	if e == nil {
+		return nil, notFound("Award Emoji")
+	}
+	return e, nil
+}
+
+// listAwardEmoji implements GET <awardable>/award_emoji for issues, snippets
+// and their notes; anonymous callers read public awardables
+// (rules award_emoji.list.*, .awardable.*).
+func (s *Server) listAwardEmoji(c *Ctx, f awardableForm) error {
+	return s.store.Read(func(d *store.Data) error {
+		a, err := c.awardableOf(d, f)
+		if err != nil {
+			return err
+		}
+		v := c.view(d)
+		return Paginate(c, d.AwardEmojis(a), nil, v.awardEmoji)
+	})
+}
+
+// getAwardEmoji implements GET <awardable>/award_emoji/:award_id
+// (rules award_emoji.get.*, .fields.1).
+func (s *Server) getAwardEmoji(c *Ctx, f awardableForm) error {
+	return s.store.Read(func(d *store.Data) error {
+		a, err := c.awardableOf(d, f)
+		if err != nil {
+			return err
+		}
+		e, err := c.awardOf(d, a)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, c.view(d).awardEmoji(e))
+	})
+}
+
+// createAwardEmoji implements POST <awardable>/award_emoji: whoever can see
+// the awardable reacts; names outside the emoji list and repeated reactions
+// are refused with 404, as the platform answers them (rules award_emoji.create.*).
+func (s *Server) createAwardEmoji(c *Ctx, f awardableForm) error {
+	in := c.In().Require("name")
+	name := in.String("name")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		a, err := c.awardableOf(d, f)
+		if err != nil {
+			return err
+		}
+		e, err := d.AddAwardEmoji(a, c.Caller, *name)
+		var ae *store.AwardError
+		if errors.As(err, &ae) {
+			return notFound("Award Emoji " + ae.Message)
+		}
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, c.view(d).awardEmoji(e))
+	})
+}
+
+// deleteAwardEmoji implements DELETE <awardable>/award_emoji/:award_id: only
+// an administrator or the reaction's author (rules award_emoji.delete.*;
+// Authentication 7 and 8).
+func (s *Server) deleteAwardEmoji(c *Ctx, f awardableForm) error {
+	return s.store.Write(func(d *store.Data) error {
+		a, err := c.awardableOf(d, f)
+		if err != nil {
+			return err
+		}
+		e, err := c.awardOf(d, a)
+		if err != nil {
+			return err
+		}
+		if !c.Admin() && e.UserID != c.Caller.ID {
+			return forbidden()
+		}
+		d.DeleteAwardEmoji(e)
+		return c.NoContent()
+	})
+}

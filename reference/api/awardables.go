@@ -1,0 +1,265 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"v4cert/reference/access"
+	"v4cert/reference/store"
+)
+
+// Provisioning of the awardables emoji reactions need: issues, project
+// snippets and notes on them, with the shapes the platform documents (Issues,
+// Project snippets and Notes APIs). They are outside the certified surface.
+func init() {
+	addHandlers(map[string]handler{
+		"issues.create":         (*Server).createIssue,
+		"issues.get":            (*Server).getIssue,
+		"issues.notes_create":   func(s *Server, c *Ctx) error { return s.createNote(c, store.AwardableIssue) },
+		"snippets.create":       (*Server).createSnippet,
+		"snippets.notes_create": func(s *Server, c *Ctx) error { return s.createNote(c, store.AwardableSnippet) },
+	})
+}
+
+// IssueJSON is the issue as the platform answers it (the fields fixtures use).
+type IssueJSON struct {
+	ID           int     `json:"id"`
+	IID          int     `json:"iid"`
+	ProjectID    int     `json:"project_id"`
+	Title        string  `json:"title"`
+	Description  *string `json:"description"`
+	State        string  `json:"state"`
+	Author       UserRef `json:"author"`
+	Confidential bool    `json:"confidential"`
+	CreatedAt    string  `json:"created_at"`
+	UpdatedAt    string  `json:"updated_at"`
+	WebURL       string  `json:"web_url"`
+}
+
+func (v *view) issue(i *store.Issue) IssueJSON {
+	p := v.d.Project(i.ProjectID)
+	return IssueJSON{ID: i.ID, IID: i.IID, ProjectID: i.ProjectID, Title: i.Title, Description: strOrNil(i.Description),
+		State: i.State, Author: v.authorRef(i.AuthorID), Confidential: i.Confidential, CreatedAt: ts(i.CreatedAt),
+		UpdatedAt: ts(i.UpdatedAt), WebURL: fmt.Sprintf("%s/%s/-/issues/%d", v.base, v.d.ProjectFullPath(p), i.IID)}
+}
+
+// SnippetFileJSON is one file of a snippet.
+type SnippetFileJSON struct {
+	Path   string `json:"path"`
+	RawURL string `json:"raw_url"`
+}
+
+// SnippetJSON is the project snippet as the platform answers it.
+type SnippetJSON struct {
+	ID          int               `json:"id"`
+	Title       string            `json:"title"`
+	Description *string           `json:"description"`
+	FileName    *string           `json:"file_name"`
+	Visibility  string            `json:"visibility"`
+	ProjectID   int               `json:"project_id"`
+	Author      UserRef           `json:"author"`
+	CreatedAt   string            `json:"created_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	WebURL      string            `json:"web_url"`
+	RawURL      string            `json:"raw_url"`
+	Files       []SnippetFileJSON `json:"files"`
+}
+
+func (v *view) snippet(s *store.Snippet) SnippetJSON {
+	web := fmt.Sprintf("%s/%s/-/snippets/%d", v.base, v.d.ProjectFullPath(v.d.Project(s.ProjectID)), s.ID)
+	out := SnippetJSON{ID: s.ID, Title: s.Title, Description: strOrNil(s.Description), Visibility: s.Visibility,
+		ProjectID: s.ProjectID, Author: v.authorRef(s.AuthorID), CreatedAt: ts(s.CreatedAt), UpdatedAt: ts(s.UpdatedAt),
+		WebURL: web, RawURL: web + "/raw", Files: []SnippetFileJSON{}}
+	for i, f := range s.Files {
+		if i == 0 {
+			out.FileName = &f.Path
+		}
+		out.Files = append(out.Files, SnippetFileJSON{Path: f.Path, RawURL: web + "/raw/main/" + f.Path})
+	}
+	return out
+}
+
+// NoteJSON is the note as the platform answers it.
+type NoteJSON struct {
+	ID           int     `json:"id"`
+	Body         string  `json:"body"`
+	Author       UserRef `json:"author"`
+	CreatedAt    string  `json:"created_at"`
+	UpdatedAt    string  `json:"updated_at"`
+	System       bool    `json:"system"`
+	NoteableID   int     `json:"noteable_id"`
+	NoteableType string  `json:"noteable_type"`
+	NoteableIID  *int    `json:"noteable_iid"`
+	ProjectID    int     `json:"project_id"`
+	Confidential bool    `json:"confidential"`
+	Internal     bool    `json:"internal"`
+}
+
+func (v *view) note(n *store.Note, iid *int) NoteJSON {
+	return NoteJSON{ID: n.ID, Body: n.Body, Author: v.authorRef(n.AuthorID), CreatedAt: ts(n.CreatedAt),
+		UpdatedAt: ts(n.UpdatedAt), NoteableID: n.NoteableID, NoteableType: n.NoteableType, NoteableIID: iid,
+		ProjectID: n.ProjectID}
+}
+
+// authorRef renders a user who may since have been deleted; the platform
+// then shows its ghost user, which this placeholder stands for.
+func (v *view) authorRef(id int) UserRef {
+	if r := v.userRefByID(id); r != nil {
+		return *r
+	}
+	return UserRef{ID: 0, Username: "ghost", Name: "Ghost User", State: "active", WebURL: v.base + "/ghost"}
+}
+
+// pathID reads an integer path parameter the platform types Integer: anything
+// else is invalid input (400), not a missing resource.
+func (c *Ctx) pathID(name string) (int, error) {
+	n, err := strconv.Atoi(c.R.PathValue(name))
+	if err != nil {
+		return 0, invalidParam(name)
+	}
+	return n, nil
+}
+
+// issueOf resolves :id and :issue_iid; issues of visible projects are visible.
+func (c *Ctx) issueOf(d *store.Data) (*store.Project, *store.Issue, error) {
+	iid, err := c.pathID("issue_iid")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := c.projectOf(d, "id")
+	if err != nil {
+		return nil, nil, err
+	}
+	i := d.IssueByIID(p.ID, iid)
+	if i == nil {
+		return nil, nil, notFound("Issue")
+	}
+	return p, i, nil
+}
+
+// snippetOf resolves :id and :snippet_id; a snippet the caller may not see is not found.
+func (c *Ctx) snippetOf(d *store.Data) (*store.Project, *store.Snippet, error) {
+	id, err := c.pathID("snippet_id")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := c.projectOf(d, "id")
+	if err != nil {
+		return nil, nil, err
+	}
+	s := d.ProjectSnippet(p.ID, id)
+	if s == nil || !d.CanSeeSnippet(c.Caller, p, s) {
+		return nil, nil, notFound("Snippet")
+	}
+	return p, s, nil
+}
+
+// createIssue implements POST /projects/:id/issues (provisioning): anyone who
+// can see the project may open an issue (Guest+, any signed-in user when public).
+func (s *Server) createIssue(c *Ctx) error {
+	in := c.In().Require("title")
+	title, desc := in.String("title"), in.StringOr("description", "")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if *title == "" {
+		return validation(map[string][]string{"title": {"can't be blank"}})
+	}
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, c.view(d).issue(d.CreateIssue(p, c.Caller, *title, desc, false)))
+	})
+}
+
+// getIssue implements GET /projects/:id/issues/:issue_iid (provisioning).
+func (s *Server) getIssue(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		_, i, err := c.issueOf(d)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, c.view(d).issue(i))
+	})
+}
+
+// createSnippet implements POST /projects/:id/snippets (provisioning):
+// Reporter or higher; the content comes as file_name+content or as files[].
+func (s *Server) createSnippet(c *Ctx) error {
+	in := c.In().Require("title")
+	title, desc := in.String("title"), in.StringOr("description", "")
+	vis := in.Enum("visibility", "private", "internal", "public")
+	fileName, content := in.StringOr("file_name", ""), in.String("content")
+	objs := in.Objects("files")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if (content == nil) == (objs == nil) {
+		return badRequest("content, files are missing, exactly one parameter must be provided")
+	}
+	var files []store.SnippetFile
+	if content != nil {
+		files = []store.SnippetFile{{Path: fileName, Content: *content}}
+	}
+	for _, o := range objs {
+		path, _ := o["file_path"].(string)
+		body, _ := o["content"].(string)
+		if path == "" {
+			return missing("files[file_path]")
+		}
+		files = append(files, store.SnippetFile{Path: path, Content: body})
+	}
+	if *title == "" {
+		return validation(map[string][]string{"title": {"can't be blank"}})
+	}
+	visibility := "private"
+	if vis != nil {
+		visibility = *vis
+	}
+	return s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Reporter); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, c.view(d).snippet(d.CreateSnippet(p, c.Caller, *title, desc, visibility, files)))
+	})
+}
+
+// createNote implements POST /projects/:id/issues/:issue_iid/notes and
+// POST /projects/:id/snippets/:snippet_id/notes (provisioning): whoever can
+// see the noteable may comment.
+func (s *Server) createNote(c *Ctx, kind string) error {
+	in := c.In().Require("body")
+	body := in.String("body")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if *body == "" {
+		return validation(map[string][]string{"note": {"can't be blank"}})
+	}
+	return s.store.Write(func(d *store.Data) error {
+		var p *store.Project
+		var on store.Awardable
+		var iid *int
+		if kind == store.AwardableIssue {
+			ip, i, err := c.issueOf(d)
+			if err != nil {
+				return err
+			}
+			p, on, iid = ip, store.Awardable{Type: store.AwardableIssue, ID: i.ID}, &i.IID
+		} else {
+			sp, sn, err := c.snippetOf(d)
+			if err != nil {
+				return err
+			}
+			p, on = sp, store.Awardable{Type: store.AwardableSnippet, ID: sn.ID}
+		}
+		return c.JSON(http.StatusCreated, c.view(d).note(d.CreateNote(p.ID, on, c.Caller, *body), iid))
+	})
+}
