@@ -62,7 +62,8 @@ const apiPrefix = "/api/v4"
 func (c *Checker) Match(method, escapedPath string) *specs.Endpoint {
 	p, ok := strings.CutPrefix(escapedPath, apiPrefix)
 	if !ok || (p != "" && p[0] != '/') {
-		return nil
+		// The token issuer and the registry host live outside /api/v4.
+		return c.book.MatchRoot(method, escapedPath)
 	}
 	e := c.book.Match(method, p)
 	if e == nil && method == http.MethodHead {

@@ -19,6 +19,7 @@ type Config struct {
 	RateLimit     int
 	MaxQueryBytes int
 	ExternalURL   string
+	ImportFromAny bool // direct-transfer sources beyond loopback
 	Log           *log.Logger
 }
 
@@ -77,7 +78,7 @@ func New(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit, Log: cfg.Log})
+	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit, ImportFromAny: cfg.ImportFromAny, Log: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -14,13 +14,14 @@ import (
 // want lists the schemas other packages already refer to by name.
 var want = []string{
 	"access_level", "access_request", "award_emoji", "billable_member", "billable_membership",
-	"blame_range", "branch", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence",
+	"blame_range", "branch", "bridge", "bulk_import", "bulk_import_entity", "bulk_import_failure", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence",
 	"error", "error_cherry_pick", "error_missing_attribute", "error_spam", "error_validation",
 	"file_write_result",
-	"group", "group_list_entry", "integration", "integration_detail", "issue", "lfs_object", "member", "note", "package_protection_rule", "personal_access_token",
+	"group", "group_list_entry", "integration", "integration_detail", "issue", "job", "job_token_context", "lfs_object", "member", "note", "package_protection_rule", "personal_access_token",
 	"project", "project_embedded", "project_group_link", "project_simple",
+	"registry_catalog", "registry_repository", "registry_tag", "registry_tag_detail", "registry_token",
 	"remote_mirror",
-	"repository_file", "shared_with_group", "snippet", "tag",
+	"repository_file", "runner", "runner_detail", "runner_job", "runner_manager", "shared_with_group", "snippet", "tag",
 	"topic", "user", "user_admin", "user_list_entry", "user_reference",
 }
 

@@ -25,7 +25,7 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 	}
 	paths := map[string]map[string]any{}
 	for _, e := range b.Endpoints {
-		p := "/api/v4" + strings.TrimSuffix(e.Pattern(), "/{$}")
+		p := e.Prefix() + strings.TrimSuffix(e.Pattern(), "/{$}")
 		if strings.HasSuffix(e.Path, "/") {
 			p += "/"
 		}

@@ -46,6 +46,11 @@ type Endpoint struct {
 	Deprecated   bool    `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
 	// JobToken marks the endpoints that accept a CI job token (Authentication 2).
 	JobToken bool `yaml:"job_token,omitempty" json:"job_token,omitempty"`
+	// Base says which host serves the endpoint: empty (or api) for {base_url}/api/v4,
+	// auth for the token issuer {auth_url}, registry for {registry_url}. Paths of
+	// auth and registry endpoints are absolute, and a segment `*name` stands for
+	// one or more segments (an image name such as group/project/image).
+	Base string `yaml:"base,omitempty" json:"base,omitempty"`
 
 	segments []string
 }
@@ -175,6 +180,11 @@ func (b *Rulebook) addEndpoint(e *Endpoint) error {
 	default:
 		return fmt.Errorf("endpoint %s: pagination %q", e.ID, e.Pagination)
 	}
+	switch e.Base {
+	case "", "api", "auth", "registry":
+	default:
+		return fmt.Errorf("endpoint %s: base %q", e.ID, e.Base)
+	}
 	e.segments = splitPath(e.Path)
 	b.endpoints[e.ID] = e
 	b.Endpoints = append(b.Endpoints, e)
@@ -196,7 +206,7 @@ func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
 	var best *Endpoint
 	bestScore := -1
 	for _, e := range b.Endpoints {
-		if e.Method != method || len(e.segments) != len(segs) {
+		if e.Method != method || len(e.segments) != len(segs) || !e.UnderAPI() {
 			continue
 		}
 		score, ok := 0, true
@@ -214,7 +224,16 @@ func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
 			}
 			score++
 		}
-		if ok && score > bestScore {
+		if !ok {
+			continue
+		}
+		// /projects/:id/ and /projects/:id are two endpoints; the trailing
+		// slash decides between them.
+		score *= 2
+		if strings.HasSuffix(e.Path, "/") == (strings.HasSuffix(escapedPath, "/") && len(segs) > 0) {
+			score++
+		}
+		if score > bestScore {
 			best, bestScore = e, score
 		}
 	}
@@ -225,7 +244,7 @@ func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
 func (e *Endpoint) Pattern() string {
 	segs := make([]string, len(e.segments))
 	for i, s := range e.segments {
-		if strings.HasPrefix(s, ":") {
+		if strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*") {
 			s = "{" + s[1:] + "}"
 		}
 		segs[i] = s
@@ -278,4 +297,67 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// UnderAPI reports whether the endpoint lives under {base_url}/api/v4.
+func (e *Endpoint) UnderAPI() bool { return e.Base == "" || e.Base == "api" }
+
+// Prefix is what precedes Path on the wire: /api/v4 for the API, nothing for
+// the token issuer and the registry host, whose paths are absolute.
+func (e *Endpoint) Prefix() string {
+	if e.UnderAPI() {
+		return "/api/v4"
+	}
+	return ""
+}
+
+// MatchRoot finds the endpoint of a method and an escaped path taken from the
+// server root: under /api/v4 as Match does, elsewhere among the token issuer's
+// and registry host's endpoints, where `*name` takes one or more segments.
+func (b *Rulebook) MatchRoot(method, escapedPath string) *Endpoint {
+	if p, ok := strings.CutPrefix(escapedPath, "/api/v4"); ok && (p == "" || p[0] == '/') {
+		return b.Match(method, p)
+	}
+	segs := splitPath(escapedPath)
+	var best *Endpoint
+	bestScore := -1
+	for _, e := range b.Endpoints {
+		if e.Method != method || e.UnderAPI() {
+			continue
+		}
+		if score, ok := matchGlob(e.segments, segs); ok && score > bestScore {
+			best, bestScore = e, score
+		}
+	}
+	return best
+}
+
+// matchGlob matches segments where `:x` takes one segment and `*x` one or
+// more; the score counts literal segments so literals win.
+func matchGlob(pat, segs []string) (int, bool) {
+	if len(pat) == 0 {
+		return 0, len(segs) == 0
+	}
+	s := pat[0]
+	switch {
+	case strings.HasPrefix(s, "*"):
+		best, found := -1, false
+		for n := 1; n <= len(segs); n++ {
+			if sc, ok := matchGlob(pat[1:], segs[n:]); ok && sc > best {
+				best, found = sc, true
+			}
+		}
+		return best, found
+	case len(segs) == 0:
+		return 0, false
+	case strings.HasPrefix(s, ":"):
+		if segs[0] == "" {
+			return 0, false
+		}
+		return matchGlob(pat[1:], segs[1:])
+	case s == segs[0]:
+		sc, ok := matchGlob(pat[1:], segs[1:])
+		return sc + 1, ok
+	}
+	return 0, false
 }

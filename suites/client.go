@@ -223,6 +223,12 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 		if resp.Endpoint == nil && method == http.MethodHead {
 			resp.Endpoint = specs.Default().Match(http.MethodGet, p)
 		}
+	} else if p := strings.TrimPrefix(path, "!"); !strings.HasPrefix(p, "/api/") {
+		// The token issuer and the registry host live outside /api/v4.
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		resp.Endpoint = specs.Default().MatchRoot(method, p)
 	}
 	exchanges.add(resp, time.Since(start))
 	endpointsSeen.add(resp)

@@ -13,7 +13,7 @@ import (
 func versionedEntries() []TableEntry {
 	var out []TableEntry
 	for _, e := range book.Endpoints {
-		if e.Method != http.MethodGet || strings.Contains(e.Path, ":") {
+		if e.Method != http.MethodGet || strings.Contains(e.Path, ":") || !e.UnderAPI() {
 			continue
 		}
 		out = append(out, Entry(e.Path, Label("endpoint:"+e.ID), e.Path))

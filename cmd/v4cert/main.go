@@ -77,6 +77,7 @@ func serve(args []string) error {
 	rate := fs.Int("rate-limit", 0, "requests per second per client before 429 (0: off)")
 	maxQuery := fs.Int("max-query-bytes", 0, "longest query string accepted before 414 (0: 8192)")
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
+	importAny := fs.Bool("import-from-any", false, "let direct-transfer imports (POST /bulk_imports) reach sources beyond loopback")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func serve(args []string) error {
 	}
 	inst, err := reference.New(reference.Config{
 		RootToken: *token, FixedClock: *clock == "fixed", Seed: *seed, RateLimit: *rate,
-		MaxQueryBytes: *maxQuery, ExternalURL: *external, Log: log.New(os.Stderr, "v4cert: ", log.LstdFlags),
+		MaxQueryBytes: *maxQuery, ExternalURL: *external, ImportFromAny: *importAny, Log: log.New(os.Stderr, "v4cert: ", log.LstdFlags),
 	})
 	if err != nil {
 		return err

@@ -190,6 +190,10 @@ func checkScope(c *Ctx) error {
 	if t.HasScope("api") {
 		return nil
 	}
+	// Runner management goes with manage_runner (Authentication 3).
+	if t.HasScope("manage_runner") && c.Endpoint.Area == "runners" {
+		return nil
+	}
 	if readOnly(c.R.Method) {
 		if t.HasScope("read_api") {
 			return nil

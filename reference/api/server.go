@@ -26,6 +26,8 @@ type Options struct {
 	MaxQueryBytes int
 	// RateLimit is the number of requests per second one client may make; 0 switches limiting off.
 	RateLimit int
+	// ImportFromAny lets direct-transfer imports reach sources beyond loopback.
+	ImportFromAny bool
 	// Log receives one line per panic recovered; nil discards.
 	Log *log.Logger
 	// RepoDir holds the projects' git repositories; empty uses a temporary
@@ -78,11 +80,15 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		}
 		rt := &route{endpoint: e, handle: h}
 		s.routes[e.ID] = rt
+		if !e.UnderAPI() {
+			continue // the registry host routes these itself (registry_native.go)
+		}
 		pattern := e.Method + " /api/v4" + e.Pattern()
 		if err := register(s.mux, pattern, s.serveRoute(rt)); err != nil {
 			return nil, fmt.Errorf("endpoint %s: %w", e.ID, err)
 		}
 	}
+	s.mountRegistryHost()
 	for id := range handlers {
 		if s.book.Endpoint(id) == nil {
 			return nil, fmt.Errorf("handler %s has no endpoint in the rulebook", id)

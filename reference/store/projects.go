@@ -307,7 +307,9 @@ func (d *Data) deleteProject(p *Project) {
 	d.links = kept
 	d.dropPackageProtectionRules(p.ID)
 	d.dropRemoteMirrors(p.ID)
+	d.dropCI(p.ID)
 	d.dropAwardables(p.ID)
+	d.dropRegistry(p.ID)
 	delete(d.projects, p.ID)
 }
 

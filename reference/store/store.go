@@ -117,6 +117,20 @@ type Data struct {
 	snippets map[int]*Snippet            // by id
 	notes    map[int]*Note               // by id
 	awards   map[Awardable][]*AwardEmoji // ascending id
+
+	// CI (ci.go): runners, their managers by runner, pipelines, jobs.
+	runners        map[int]*Runner
+	runnerManagers map[int][]*RunnerManager
+	pipelines      map[int]*Pipeline
+	jobs           map[int]*Job
+
+	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
+
+	// container registry (registry.go); nil until the first push or token
+	registryRepos   map[int]*RegistryRepository // by id
+	registryBlobs   map[string][]byte           // by digest
+	registryUploads map[string]string           // upload id -> image path
+	registryTokens  map[string]*RegistryToken   // by secret
 }
 
 type memberKey struct {

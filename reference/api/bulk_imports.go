@@ -1,0 +1,629 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"v4cert/reference/access"
+	"v4cert/reference/importer"
+	"v4cert/reference/params"
+	"v4cert/reference/store"
+)
+
+func init() {
+	addHandlers(map[string]handler{
+		"bulk_imports.create":       (*Server).createBulkImport,
+		"bulk_imports.list":         (*Server).listBulkImports,
+		"bulk_imports.entities_all": (*Server).listAllBulkImportEntities,
+		"bulk_imports.get":          (*Server).getBulkImport,
+		"bulk_imports.entities":     (*Server).listBulkImportEntities,
+		"bulk_imports.entity":       (*Server).getBulkImportEntity,
+		"bulk_imports.failures":     (*Server).listBulkImportFailures,
+		"bulk_imports.cancel":       (*Server).cancelBulkImport,
+	})
+}
+
+// BulkImportJSON is the Bulk import resource.
+type BulkImportJSON struct {
+	ID          int    `json:"id"`
+	Status      string `json:"status"`
+	SourceType  string `json:"source_type"`
+	SourceURL   string `json:"source_url"`
+	CreatedAt   string `json:"created_at"`
+	UpdatedAt   string `json:"updated_at"`
+	HasFailures bool   `json:"has_failures"`
+}
+
+// BulkImportFailureJSON is a failure inside an entity.
+type BulkImportFailureJSON struct {
+	Relation           string `json:"relation"`
+	Step               string `json:"step"`
+	ExceptionMessage   string `json:"exception_message"`
+	ExceptionClass     string `json:"exception_class"`
+	CorrelationIDValue string `json:"correlation_id_value"`
+	CreatedAt          string `json:"created_at"`
+	PipelineClass      string `json:"pipeline_class"`
+	PipelineStep       string `json:"pipeline_step"`
+}
+
+// BulkImportStatJSON counts one relation of an entity.
+type BulkImportStatJSON struct {
+	Source   int `json:"source"`
+	Fetched  int `json:"fetched"`
+	Imported int `json:"imported"`
+}
+
+// BulkImportEntityJSON is the Bulk import entity resource.
+type BulkImportEntityJSON struct {
+	ID                   int                           `json:"id"`
+	BulkImportID         int                           `json:"bulk_import_id"`
+	Status               string                        `json:"status"`
+	EntityType           string                        `json:"entity_type"`
+	SourceFullPath       string                        `json:"source_full_path"`
+	DestinationFullPath  string                        `json:"destination_full_path"`
+	DestinationName      string                        `json:"destination_name"`
+	DestinationSlug      string                        `json:"destination_slug"`
+	DestinationNamespace string                        `json:"destination_namespace"`
+	ParentID             *int                          `json:"parent_id"`
+	NamespaceID          *int                          `json:"namespace_id"`
+	ProjectID            *int                          `json:"project_id"`
+	CreatedAt            string                        `json:"created_at"`
+	UpdatedAt            string                        `json:"updated_at"`
+	Failures             []BulkImportFailureJSON       `json:"failures"`
+	MigrateProjects      bool                          `json:"migrate_projects"`
+	MigrateMemberships   bool                          `json:"migrate_memberships"`
+	HasFailures          bool                          `json:"has_failures"`
+	Stats                map[string]BulkImportStatJSON `json:"stats"`
+}
+
+// BulkImportFailedRecordJSON is a failed-record entry.
+type BulkImportFailedRecordJSON struct {
+	Relation           string `json:"relation"`
+	ExceptionMessage   string `json:"exception_message"`
+	ExceptionClass     string `json:"exception_class"`
+	CorrelationIDValue string `json:"correlation_id_value"`
+	SourceURL          string `json:"source_url"`
+	SourceTitle        string `json:"source_title"`
+}
+
+func bulkImportJSON(b *store.BulkImport) BulkImportJSON {
+	return BulkImportJSON{ID: b.ID, Status: b.Status, SourceType: "gitlab", SourceURL: b.SourceURL,
+		CreatedAt: ts(b.CreatedAt), UpdatedAt: ts(b.UpdatedAt), HasFailures: b.HasFailures()}
+}
+
+func bulkImportEntityJSON(e *store.BulkImportEntity) BulkImportEntityJSON {
+	out := BulkImportEntityJSON{ID: e.ID, BulkImportID: e.BulkImportID, Status: e.Status, EntityType: e.EntityType,
+		SourceFullPath: e.SourceFullPath, DestinationFullPath: e.DestinationNamespace + "/" + e.DestinationSlug,
+		DestinationName: e.DestinationName, DestinationSlug: e.DestinationSlug,
+		DestinationNamespace: e.DestinationNamespace, ParentID: e.ParentID, NamespaceID: e.NamespaceID,
+		ProjectID: e.ProjectID, CreatedAt: ts(e.CreatedAt), UpdatedAt: ts(e.UpdatedAt),
+		Failures: []BulkImportFailureJSON{}, MigrateProjects: e.MigrateProjects,
+		MigrateMemberships: e.MigrateMemberships, HasFailures: e.HasFailures(),
+		Stats: map[string]BulkImportStatJSON{}}
+	for _, f := range e.Failures {
+		out.Failures = append(out.Failures, BulkImportFailureJSON{Relation: f.Relation, Step: f.Step,
+			ExceptionMessage: f.ExceptionMessage, ExceptionClass: f.ExceptionClass,
+			CorrelationIDValue: f.CorrelationID, CreatedAt: ts(f.CreatedAt), PipelineClass: f.PipelineClass,
+			PipelineStep: f.PipelineStep})
+	}
+	for k, s := range e.Stats {
+		out.Stats[k] = BulkImportStatJSON(s)
+	}
+	return out
+}
+
+// bulkEntityInput is one entities[] element as given.
+type bulkEntityInput struct {
+	e         *store.BulkImportEntity
+	namespace *store.Group
+}
+
+// readBulkEntity decodes one entities[] element with the shared parameter
+// reader, so its booleans and strings follow the same rules as top-level ones.
+func readBulkEntity(obj map[string]any) (*store.BulkImportEntity, error) {
+	v, _ := params.FromQuery("")
+	for k, x := range obj {
+		v.Set(k, x)
+	}
+	in := v.Read()
+	in.Require("source_type", "source_full_path", "destination_slug", "destination_namespace")
+	kind := in.Enum("source_type", "group_entity", "project_entity")
+	src, slug, ns := in.String("source_full_path"), in.String("destination_slug"), in.String("destination_namespace")
+	name := in.StringOr("destination_name", "")
+	projects, members := in.BoolOr("migrate_projects", true), in.BoolOr("migrate_memberships", true)
+	if err := in.Err(); err != nil {
+		var pe *params.Error
+		if errors.As(err, &pe) {
+			pe.Name = "entities[" + pe.Name + "]"
+		}
+		return nil, err
+	}
+	e := &store.BulkImportEntity{EntityType: strings.TrimSuffix(*kind, "_entity"), SourceFullPath: *src,
+		DestinationSlug: *slug, DestinationName: name, DestinationNamespace: *ns,
+		MigrateProjects: projects, MigrateMemberships: members}
+	if e.DestinationName == "" {
+		e.DestinationName = e.DestinationSlug
+	}
+	return e, nil
+}
+
+// unprocessable is the platform's answer to a destination the caller cannot use.
+func unprocessable(msg string) *Error { return errorf(http.StatusUnprocessableEntity, "%s", msg) }
+
+// createBulkImport implements POST /bulk_imports (rules bulk_imports.create.*,
+// bulk_imports.progress.*). The answer shows the import as created; the
+// migration then runs before the answer is sent, so that the next read is
+// deterministic (no timers): created → started → finished or failed.
+func (s *Server) createBulkImport(c *Ctx) error {
+	in := c.In()
+	in.Require("configuration")
+	conf := in.Hash("configuration")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	for _, k := range []string{"url", "access_token"} {
+		if conf[k] == "" {
+			return missing("configuration[" + k + "]")
+		}
+	}
+	in.Require("entities")
+	objs := in.Objects("entities")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return missing("entities")
+	}
+	src, err := url.Parse(conf["url"])
+	if err != nil || (src.Scheme != "http" && src.Scheme != "https") || src.Host == "" || src.User != nil {
+		return invalidParam("configuration[url]")
+	}
+	var entities []*store.BulkImportEntity
+	for _, o := range objs {
+		e, err := readBulkEntity(o)
+		if err != nil {
+			return err
+		}
+		entities = append(entities, e)
+	}
+	sourceURL := strings.TrimSuffix(conf["url"], "/")
+	var b *store.BulkImport
+	var body BulkImportJSON
+	err = s.store.Write(func(d *store.Data) error {
+		for _, e := range entities {
+			if err := bulkDestinationUsable(d, c, e); err != nil {
+				return err
+			}
+		}
+		b = d.CreateBulkImport(c.Caller.ID, sourceURL, entities)
+		body = bulkImportJSON(b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	source := importer.Source{URL: sourceURL, Token: conf["access_token"], HTTP: s.sourceClient(c, src)}
+	s.runBulkImport(c.R.Context(), b, source)
+	return c.JSON(http.StatusCreated, body)
+}
+
+// bulkDestinationUsable checks destination_namespace: an existing group the
+// caller may create in (subgroups: Maintainer, projects: Developer), and a
+// free destination path.
+func bulkDestinationUsable(d *store.Data, c *Ctx, e *store.BulkImportEntity) error {
+	refuse := unprocessable("Import failed. Destination '" + e.DestinationNamespace + "' is invalid, or you don't have permission.")
+	g := d.GroupByPath(e.DestinationNamespace)
+	if g == nil || !d.CanSeeGroup(c.Caller, g) {
+		return refuse
+	}
+	need := access.Maintainer
+	if e.EntityType == "project" {
+		need = access.Developer
+	}
+	if !c.Admin() && d.GroupAccess(c.Caller, g) < need {
+		return refuse
+	}
+	full := e.DestinationNamespace + "/" + e.DestinationSlug
+	if d.GroupByPath(full) != nil || d.ProjectByPath(full) != nil {
+		return unprocessable("Import failed. Destination URL " + full + " has already been taken.")
+	}
+	return nil
+}
+
+// sourceClient talks to the source instance. When the source is this very
+// instance, as the caller reached it, the requests are served in-process:
+// that is where the URL leads anyway, and it needs no network at all.
+// Otherwise only the given URL's host is contacted, redirects are not followed.
+func (s *Server) sourceClient(c *Ctx, src *url.URL) *http.Client {
+	self, _ := url.Parse(c.baseURL())
+	if self != nil && strings.EqualFold(self.Host, src.Host) && self.Scheme == src.Scheme {
+		return &http.Client{Transport: selfTransport{s}, Timeout: 30 * time.Second}
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if !s.opts.ImportFromAny {
+		// A local reference talks to loopback only unless told otherwise: the
+		// address is checked after resolution, so no name can lead elsewhere.
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+				return fmt.Errorf("source %s refused: the reference imports from loopback addresses only (serve --import-from-any lifts this)", address)
+			}
+			return nil
+		}
+	}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+type selfTransport struct{ s *Server }
+
+func (t selfTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	r = r.Clone(r.Context())
+	r.RequestURI = r.URL.RequestURI()
+	t.s.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// runBulkImport migrates every entity in order; the import fails only when
+// every entity failed (a partial migration is finished, with failures).
+func (s *Server) runBulkImport(ctx context.Context, b *store.BulkImport, src importer.Source) {
+	s.store.Write(func(d *store.Data) error { d.SetBulkImportStatus(b, "started"); return nil })
+	finished := 0
+	for _, e := range b.Entities {
+		if s.runBulkEntity(ctx, b, e, src) {
+			finished++
+		}
+	}
+	s.store.Write(func(d *store.Data) error {
+		if b.Status != "started" {
+			return nil
+		}
+		if finished == 0 {
+			d.SetBulkImportStatus(b, "failed")
+		} else {
+			d.SetBulkImportStatus(b, "finished")
+		}
+		return nil
+	})
+}
+
+// runBulkEntity reads the entity from the source without holding the store
+// (the source may be this instance) and then writes the destination objects.
+func (s *Server) runBulkEntity(ctx context.Context, b *store.BulkImport, e *store.BulkImportEntity, src importer.Source) bool {
+	s.store.Write(func(d *store.Data) error { d.SetBulkImportEntityStatus(e, "started"); return nil })
+	var group *importer.Group
+	var project *importer.Project
+	var err error
+	if e.EntityType == "group" {
+		group, err = src.Group(ctx, e.SourceFullPath, e.MigrateProjects, e.MigrateMemberships)
+	} else {
+		project, err = src.Project(ctx, e.SourceFullPath, e.MigrateMemberships)
+	}
+	var created []*store.Project
+	var creator *store.User
+	werr := s.store.Write(func(d *store.Data) error {
+		if err != nil {
+			return err
+		}
+		creator = d.User(b.UserID)
+		ns := d.GroupByPath(e.DestinationNamespace)
+		if creator == nil || ns == nil {
+			return &importer.Error{Relation: "group", Class: "BulkImports::Error", Message: "destination namespace no longer exists"}
+		}
+		if group != nil {
+			return s.writeBulkGroup(d, e, creator, ns, group, &created)
+		}
+		return s.writeBulkProject(d, e, creator, ns, project, &created)
+	})
+	for _, p := range created {
+		if rerr := s.createRepository(ctx, p, creator, false); rerr != nil && werr == nil {
+			werr = &importer.Error{Relation: "repository", Class: "BulkImports::Error", Message: "repository could not be created"}
+		}
+	}
+	if werr == nil {
+		s.store.Write(func(d *store.Data) error { d.SetBulkImportEntityStatus(e, "finished"); return nil })
+		return true
+	}
+	ie := &importer.Error{Relation: e.EntityType, Class: "BulkImports::Error", Message: werr.Error()}
+	errors.As(werr, &ie)
+	s.store.Write(func(d *store.Data) error {
+		d.AddBulkImportFailure(e, store.BulkImportFailure{Relation: ie.Relation, Step: "extractor",
+			ExceptionMessage: ie.Message, ExceptionClass: ie.Class, CorrelationID: bulkCorrelationID(b, e),
+			PipelineClass: bulkPipeline(ie.Relation), PipelineStep: "extractor", SourceURL: ie.URL,
+			SourceTitle: e.SourceFullPath})
+		d.SetBulkImportEntityStatus(e, "failed")
+		return nil
+	})
+	return false
+}
+
+func bulkCorrelationID(b *store.BulkImport, e *store.BulkImportEntity) string {
+	return "bulk-import-" + strconv.Itoa(b.ID) + "-" + strconv.Itoa(e.ID)
+}
+
+func bulkPipeline(relation string) string {
+	switch relation {
+	case "members":
+		return "BulkImports::Common::Pipelines::MembersPipeline"
+	case "projects":
+		return "BulkImports::Groups::Pipelines::ProjectEntitiesPipeline"
+	case "project":
+		return "BulkImports::Projects::Pipelines::ProjectPipeline"
+	}
+	return "BulkImports::Groups::Pipelines::GroupPipeline"
+}
+
+// writeBulkGroup creates the destination group (path from the slug, name
+// from the source), its projects and its members, or nothing at all.
+func (s *Server) writeBulkGroup(d *store.Data, e *store.BulkImportEntity, creator *store.User, ns *store.Group, g *importer.Group, created *[]*store.Project) error {
+	vis := bulkVisibility(g.Visibility, ns.Visibility)
+	ng, err := d.CreateGroup(store.NewGroup{Name: g.Name, Path: e.DestinationSlug, Description: g.Description,
+		Visibility: vis, ParentID: ns.ID, CreatorID: creator.ID})
+	if err != nil {
+		return &importer.Error{Relation: "group", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
+	}
+	e.NamespaceID = &ng.ID
+	stat := func(rel string, n, done int) {
+		e.Stats[rel] = store.BulkImportStat{Source: n, Fetched: n, Imported: done}
+	}
+	stat("group", 1, 1)
+	if e.MigrateMemberships {
+		stat("members", len(g.Members), bulkMembers(d, store.SourceGroup, ng.ID, creator, g.Members))
+	}
+	if e.MigrateProjects {
+		done := 0
+		for _, sp := range g.Projects {
+			name, path, desc := sp.Name, sp.Path, sp.Description
+			pv := bulkVisibility(sp.Visibility, ng.Visibility)
+			p, err := d.CreateProject(creator, store.ProjectFields{Name: &name, Path: &path, Description: &desc,
+				NamespaceID: &ng.ID, Visibility: &pv})
+			if err != nil {
+				continue
+			}
+			*created = append(*created, p)
+			done++
+			if e.MigrateMemberships {
+				bulkMembers(d, store.SourceProject, p.ID, creator, sp.Members)
+			}
+		}
+		stat("projects", len(g.Projects), done)
+	}
+	return nil
+}
+
+// writeBulkProject creates the destination project in the namespace.
+func (s *Server) writeBulkProject(d *store.Data, e *store.BulkImportEntity, creator *store.User, ns *store.Group, sp *importer.Project, created *[]*store.Project) error {
+	name, desc := sp.Name, sp.Description
+	vis := bulkVisibility(sp.Visibility, ns.Visibility)
+	p, err := d.CreateProject(creator, store.ProjectFields{Name: &name, Path: &e.DestinationSlug, Description: &desc,
+		NamespaceID: &ns.ID, Visibility: &vis})
+	if err != nil {
+		return &importer.Error{Relation: "project", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
+	}
+	*created = append(*created, p)
+	e.ProjectID, e.NamespaceID = &p.ID, &ns.ID
+	e.Stats["project"] = store.BulkImportStat{Source: 1, Fetched: 1, Imported: 1}
+	if e.MigrateMemberships {
+		n := bulkMembers(d, store.SourceProject, p.ID, creator, sp.Members)
+		e.Stats["members"] = store.BulkImportStat{Source: len(sp.Members), Fetched: len(sp.Members), Imported: n}
+	}
+	return nil
+}
+
+// bulkVisibility keeps the source's visibility unless the destination parent is more restrictive.
+func bulkVisibility(v, parent string) string {
+	rank := map[string]int{"private": 0, "internal": 1, "public": 2}
+	if _, ok := rank[v]; !ok {
+		return "private"
+	}
+	if rank[v] > rank[parent] {
+		return parent
+	}
+	return v
+}
+
+// bulkMembers maps source members to destination users by username; a
+// member with no such user is skipped, and the importing user keeps their
+// own (Owner) membership.
+func bulkMembers(d *store.Data, t store.SourceType, source int, creator *store.User, ms []importer.Member) int {
+	done := 0
+	for _, m := range ms {
+		u := d.UserByUsername(m.Username)
+		if u == nil || m.AccessLevel < 5 || m.AccessLevel > 50 {
+			continue
+		}
+		if u.ID != creator.ID {
+			if _, err := d.AddMember(t, source, u.ID, store.Level(m.AccessLevel), nil, creator.ID); err != nil {
+				continue
+			}
+		}
+		done++
+	}
+	return done
+}
+
+// bulkFilters reads the four shared list parameters' filter and sort.
+func bulkFilters(c *Ctx) (status *string, desc bool, err error) {
+	in := c.In()
+	status = in.Enum("status", "created", "started", "finished", "failed")
+	sort := in.Enum("sort", "asc", "desc")
+	if err := in.Err(); err != nil {
+		return nil, false, err
+	}
+	return status, sort == nil || *sort == "desc", nil
+}
+
+func bulkSort[T any](items []T, desc bool, created func(T) time.Time, id func(T) int) {
+	slices.SortStableFunc(items, func(a, b T) int {
+		r := cmp.Or(created(a).Compare(created(b)), cmp.Compare(id(a), id(b)))
+		if desc {
+			return -r
+		}
+		return r
+	})
+}
+
+// ownBulkImports are the caller's imports: lists show only those, as on the platform.
+func ownBulkImports(d *store.Data, c *Ctx) []*store.BulkImport {
+	var out []*store.BulkImport
+	for _, b := range d.BulkImports() {
+		if b.UserID == c.Caller.ID {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// bulkImportOf resolves `:id`: visible to its creator and administrators, otherwise not found.
+func (c *Ctx) bulkImportOf(d *store.Data) (*store.BulkImport, error) {
+	id, err := c.PathInt("id", "Not found")
+	if err != nil {
+		return nil, notFoundPlain()
+	}
+	b := d.BulkImport(id)
+	if b == nil || (b.UserID != c.Caller.ID && !c.Admin()) {
+		return nil, notFoundPlain()
+	}
+	return b, nil
+}
+
+func notFoundPlain() *Error { return errorf(http.StatusNotFound, "404 Not found") }
+
+func filterEntities(es []*store.BulkImportEntity, status *string, desc bool) []*store.BulkImportEntity {
+	var out []*store.BulkImportEntity
+	for _, e := range es {
+		if status == nil || e.Status == *status {
+			out = append(out, e)
+		}
+	}
+	bulkSort(out, desc, func(e *store.BulkImportEntity) time.Time { return e.CreatedAt }, func(e *store.BulkImportEntity) int { return e.ID })
+	return out
+}
+
+// listBulkImports implements GET /bulk_imports (rules bulk_imports.list.*).
+func (s *Server) listBulkImports(c *Ctx) error {
+	status, desc, err := bulkFilters(c)
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		var items []*store.BulkImport
+		for _, b := range ownBulkImports(d, c) {
+			if status == nil || b.Status == *status {
+				items = append(items, b)
+			}
+		}
+		bulkSort(items, desc, func(b *store.BulkImport) time.Time { return b.CreatedAt }, func(b *store.BulkImport) int { return b.ID })
+		return Paginate(c, items, nil, bulkImportJSON)
+	})
+}
+
+// listAllBulkImportEntities implements GET /bulk_imports/entities (rules bulk_imports.entities_all.*).
+func (s *Server) listAllBulkImportEntities(c *Ctx) error {
+	status, desc, err := bulkFilters(c)
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		var all []*store.BulkImportEntity
+		for _, b := range ownBulkImports(d, c) {
+			all = append(all, b.Entities...)
+		}
+		return Paginate(c, filterEntities(all, status, desc), nil, bulkImportEntityJSON)
+	})
+}
+
+// getBulkImport implements GET /bulk_imports/:id (rules bulk_imports.get.*).
+func (s *Server) getBulkImport(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		b, err := c.bulkImportOf(d)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, bulkImportJSON(b))
+	})
+}
+
+// listBulkImportEntities implements GET /bulk_imports/:id/entities (rules bulk_imports.entities.*).
+func (s *Server) listBulkImportEntities(c *Ctx) error {
+	status, desc, err := bulkFilters(c)
+	if err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		b, err := c.bulkImportOf(d)
+		if err != nil {
+			return err
+		}
+		return Paginate(c, filterEntities(b.Entities, status, desc), nil, bulkImportEntityJSON)
+	})
+}
+
+func (c *Ctx) bulkEntityOf(d *store.Data) (*store.BulkImportEntity, error) {
+	b, err := c.bulkImportOf(d)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.PathInt("entity_id", "Not found")
+	if err != nil {
+		return nil, notFoundPlain()
+	}
+	for _, e := range b.Entities {
+		if e.ID == id {
+			return e, nil
+		}
+	}
+	return nil, notFoundPlain()
+}
+
+// getBulkImportEntity implements GET /bulk_imports/:id/entities/:entity_id (rules bulk_imports.entity.*).
+func (s *Server) getBulkImportEntity(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		e, err := c.bulkEntityOf(d)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, bulkImportEntityJSON(e))
+	})
+}
+
+// listBulkImportFailures implements GET /bulk_imports/:id/entities/:entity_id/failures (rules bulk_imports.failures.*).
+func (s *Server) listBulkImportFailures(c *Ctx) error {
+	return s.store.Read(func(d *store.Data) error {
+		e, err := c.bulkEntityOf(d)
+		if err != nil {
+			return err
+		}
+		return Paginate(c, e.Failures, nil, func(f store.BulkImportFailure) BulkImportFailedRecordJSON {
+			return BulkImportFailedRecordJSON{Relation: f.Relation, ExceptionMessage: f.ExceptionMessage,
+				ExceptionClass: f.ExceptionClass, CorrelationIDValue: f.CorrelationID, SourceURL: f.SourceURL,
+				SourceTitle: f.SourceTitle}
+		})
+	})
+}
+
+// cancelBulkImport implements POST /bulk_imports/:id/cancel (rules
+// bulk_imports.cancel.*): administrators only (the endpoint's who), any
+// existing import becomes canceled.
+func (s *Server) cancelBulkImport(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		b, err := c.bulkImportOf(d)
+		if err != nil {
+			return err
+		}
+		d.SetBulkImportStatus(b, "canceled")
+		return c.JSON(http.StatusOK, bulkImportJSON(b))
+	})
+}

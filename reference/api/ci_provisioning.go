@@ -1,0 +1,453 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"v4cert/reference/access"
+	"v4cert/reference/git"
+	"v4cert/reference/store"
+)
+
+// Provisioning of CI, beyond the spec (which shows neither runner
+// registration nor where jobs come from), with the platform's own shapes:
+// POST /user/runners registers a runner, POST /projects/:id/pipeline runs the
+// repository's .gitlab-ci.yml, and the runner API (POST /jobs/request,
+// PUT /jobs/:id) moves jobs to running, success and failed.
+
+func init() {
+	addHandlers(map[string]handler{
+		"runners.create": (*Server).createUserRunner,
+		"jobs.pipeline":  (*Server).createPipeline,
+		"jobs.request":   (*Server).requestJob,
+		"jobs.update":    (*Server).updateJobState,
+		"jobs.retry":     (*Server).retryJob,
+		"jobs.cancel":    (*Server).cancelJob,
+		"jobs.play":      (*Server).playJob,
+	})
+}
+
+// createUserRunner implements the platform's POST /user/runners
+// (provisioning): instance runners need an administrator, group runners the
+// group's Owner, project runners a Maintainer of the project.
+func (s *Server) createUserRunner(c *Ctx) error {
+	in := c.In()
+	in.Require("runner_type")
+	typ := in.Enum("runner_type", store.InstanceRunner, store.GroupRunner, store.ProjectRunner)
+	groupID, projectID := in.Int("group_id"), in.Int("project_id")
+	r := &store.Runner{Description: in.StringOr("description", ""), Paused: in.BoolOr("paused", false),
+		TagList: in.Strings("tag_list"), RunUntagged: in.BoolOr("run_untagged", true), Locked: in.BoolOr("locked", false),
+		AccessLevel: in.StringOr("access_level", "not_protected"), MaximumTimeout: in.Int("maximum_timeout"),
+		MaintenanceNote: in.StringOr("maintenance_note", "")}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	if err := checkRunnerFields(r.AccessLevel, r.MaintenanceNote, r.MaximumTimeout); err != nil {
+		return err
+	}
+	if r.TagList == nil {
+		r.TagList = []string{}
+	}
+	r.Type = *typ
+	return s.store.Write(func(d *store.Data) error {
+		switch r.Type {
+		case store.InstanceRunner:
+			if !c.Admin() {
+				return forbidden()
+			}
+		case store.GroupRunner:
+			if groupID == nil {
+				return missing("group_id")
+			}
+			g := d.Group(*groupID)
+			if g == nil || !d.CanSeeGroup(c.Caller, g) {
+				return notFound("Group")
+			}
+			if err := c.requireGroupRole(d, g, access.Owner); err != nil {
+				return err
+			}
+			r.GroupID = g.ID
+		case store.ProjectRunner:
+			if projectID == nil {
+				return missing("project_id")
+			}
+			p := d.Project(*projectID)
+			if p == nil || !d.CanSeeProject(c.Caller, p) {
+				return notFound("Project")
+			}
+			if err := c.requireProjectRole(d, p, access.Maintainer); err != nil {
+				return err
+			}
+			r.ProjectIDs = []int{p.ID}
+		}
+		d.CreateRunner(r)
+		return c.JSON(http.StatusCreated, map[string]any{"id": r.ID, "token": r.Secret, "token_expires_at": tsPtr(r.TokenExpiresAt)})
+	})
+}
+
+// checkRunnerFields holds runner fields to their sets and limits
+// (Resources, Runner; Limits: maintenance_note 1024 characters).
+func checkRunnerFields(accessLevel, note string, timeout *int) error {
+	fields := map[string][]string{}
+	if accessLevel != "not_protected" && accessLevel != "ref_protected" {
+		return invalidParam("access_level")
+	}
+	if len([]rune(note)) > 1024 {
+		fields["maintenance_note"] = []string{"is too long (maximum is 1024 characters)"}
+	}
+	if timeout != nil && *timeout < 600 {
+		fields["maximum_timeout"] = []string{"needs to be at least 10 minutes"}
+	}
+	if len(fields) > 0 {
+		return validation(fields)
+	}
+	return nil
+}
+
+// ciFile is where a pipeline's configuration lives, as on the platform.
+const ciFile = ".gitlab-ci.yml"
+
+// ciReserved are top-level keys of a CI file that are not jobs.
+var ciReserved = map[string]bool{"stages": true, "variables": true, "default": true, "include": true, "workflow": true,
+	"image": true, "services": true, "before_script": true, "after_script": true, "cache": true}
+
+// ciConfigError is the platform's answer to a configuration it cannot use.
+func ciConfigError(msg string) error {
+	return validation(map[string][]string{"base": {msg}})
+}
+
+// parseCI reads the supported subset of the CI configuration (see README):
+// stages; jobs with stage, script, tags, allow_failure, when: manual, and
+// trigger: {include: file} for trigger jobs whose child pipeline comes from
+// another file of the same commit. Jobs are returned stage by stage, in the
+// order the file writes them.
+func parseCI(ctx context.Context, repo *git.Repo, commit git.Oid, file string, depth int) ([]*store.Job, error) {
+	e, err := repo.Lookup(ctx, commit, file)
+	if err != nil || e.Type != "blob" {
+		if depth == 0 {
+			return nil, ciConfigError("Missing CI config file")
+		}
+		return nil, ciConfigError("Local file `" + file + "` does not exist!")
+	}
+	raw, err := repo.Blob(ctx, e.ID)
+	if err != nil {
+		return nil, gitError(err, "File")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, ciConfigError("Invalid configuration format")
+	}
+	root := doc.Content[0]
+	stages := []string{".pre", "build", "test", "deploy", ".post"}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "stages" {
+			var st []string
+			if err := root.Content[i+1].Decode(&st); err != nil {
+				return nil, ciConfigError("stages config should be an array of strings")
+			}
+			stages = append(append([]string{".pre"}, st...), ".post")
+		}
+	}
+	stageIdx := map[string]int{}
+	for i, s := range stages {
+		stageIdx[s] = i
+	}
+	var jobs []*store.Job
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		name := root.Content[i].Value
+		if ciReserved[name] || strings.HasPrefix(name, ".") {
+			continue
+		}
+		var def struct {
+			Stage        string    `yaml:"stage"`
+			Script       yaml.Node `yaml:"script"`
+			Tags         []string  `yaml:"tags"`
+			AllowFailure *bool     `yaml:"allow_failure"`
+			When         string    `yaml:"when"`
+			Trigger      *struct {
+				Include string `yaml:"include"`
+			} `yaml:"trigger"`
+		}
+		if err := root.Content[i+1].Decode(&def); err != nil {
+			return nil, ciConfigError(fmt.Sprintf("jobs:%s config contains unknown keys or invalid values", name))
+		}
+		if def.Stage == "" {
+			def.Stage = "test"
+		}
+		idx, ok := stageIdx[def.Stage]
+		if !ok {
+			return nil, ciConfigError(fmt.Sprintf("%s job: chosen stage %s does not exist; available stages are %s", name, def.Stage, strings.Join(stages, ", ")))
+		}
+		j := &store.Job{Name: name, Stage: def.Stage, StageIdx: idx, TagList: def.Tags, Manual: def.When == "manual"}
+		if j.TagList == nil {
+			j.TagList = []string{}
+		}
+		// Manual jobs may fail by default, as on the platform.
+		j.AllowFailure = j.Manual
+		if def.AllowFailure != nil {
+			j.AllowFailure = *def.AllowFailure
+		}
+		switch {
+		case def.Trigger != nil:
+			if depth > 2 {
+				return nil, ciConfigError("Maximum nesting depth of child pipelines reached")
+			}
+			j.Bridge = true
+			if def.Trigger.Include != "" {
+				child, err := parseCI(ctx, repo, commit, def.Trigger.Include, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				j.Child = child
+			}
+		case def.Script.Kind == yaml.ScalarNode:
+			j.Script = []string{def.Script.Value}
+		case def.Script.Kind == yaml.SequenceNode:
+			if err := def.Script.Decode(&j.Script); err != nil {
+				return nil, ciConfigError(fmt.Sprintf("jobs:%s:script config should be a string or a nested array of strings up to 10 levels deep", name))
+			}
+		default:
+			return nil, ciConfigError(fmt.Sprintf("jobs %s config should implement the script:, run:, or trigger: keyword", name))
+		}
+		jobs = append(jobs, j)
+	}
+	if len(jobs) == 0 {
+		return nil, ciConfigError("Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.")
+	}
+	// Stage by stage, keeping the file's order within a stage.
+	var out []*store.Job
+	for idx := range stages {
+		for _, j := range jobs {
+			if j.StageIdx == idx {
+				out = append(out, j)
+			}
+		}
+	}
+	return out, nil
+}
+
+// createPipeline implements the platform's POST /projects/:id/pipeline
+// (provisioning): Developer or above runs the CI file of a branch or tag.
+func (s *Server) createPipeline(c *Ctx) error {
+	c.In().Require("ref")
+	ref := c.In().StringOr("ref", "")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	rc, err := s.repoOf(c, true)
+	if err != nil {
+		return err
+	}
+	ctx := c.R.Context()
+	tag := false
+	oid, err := rc.Repo.Branch(ctx, ref)
+	if err != nil {
+		if oid, err = rc.Repo.Tag(ctx, ref); err != nil {
+			return ciConfigError("Reference not found")
+		}
+		tag = true
+	}
+	commit, err := rc.Repo.Commit(ctx, oid)
+	if err != nil {
+		return gitError(err, "Commit")
+	}
+	jobs, err := parseCI(ctx, rc.Repo, oid, ciFile, 0)
+	if err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		p := d.Project(rc.ProjectID)
+		if p == nil {
+			return notFound("Project")
+		}
+		pl := &store.Pipeline{ProjectID: p.ID, Ref: ref, SHA: string(oid), Tag: tag, UserID: c.Caller.ID,
+			Commit: store.JobCommit{ID: string(commit.ID), ShortID: string(commit.ID)[:8], Title: commit.Title(),
+				Message: commit.Message, AuthorName: commit.Author.Name, AuthorEmail: commit.Author.Email,
+				CreatedAt: commit.Committer.When}}
+		d.NewPipeline(pl, jobs)
+		return c.JSON(http.StatusCreated, c.view(d).pipelineJSON(pl))
+	})
+}
+
+// CreatedPipelineJSON is the platform's pipeline object, as POST .../pipeline answers it.
+type CreatedPipelineJSON struct {
+	ID        int    `json:"id"`
+	IID       int    `json:"iid"`
+	ProjectID int    `json:"project_id"`
+	SHA       string `json:"sha"`
+	Ref       string `json:"ref"`
+	Status    string `json:"status"`
+	Source    string `json:"source"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+	WebURL    string `json:"web_url"`
+}
+
+func (v *view) pipelineWebURL(pl *store.Pipeline) string {
+	p := v.d.Project(pl.ProjectID)
+	return fmt.Sprintf("%s/%s/-/pipelines/%d", v.base, v.d.ProjectFullPath(p), pl.ID)
+}
+
+func (v *view) pipelineJSON(pl *store.Pipeline) CreatedPipelineJSON {
+	src := "api"
+	if pl.ParentID != 0 {
+		src = "parent_pipeline"
+	}
+	return CreatedPipelineJSON{ID: pl.ID, IID: pl.ID, ProjectID: pl.ProjectID, SHA: pl.SHA, Ref: pl.Ref, Status: pl.Status,
+		Source: src, CreatedAt: ts(pl.CreatedAt), UpdatedAt: ts(pl.UpdatedAt), WebURL: v.pipelineWebURL(pl)}
+}
+
+// requestJob implements the platform's runner API POST /jobs/request
+// (provisioning): the runner authenticated by its token gets the oldest
+// pending job it may run (201) or nothing (204). The system_id it sends
+// names the runner manager the job runs on.
+func (s *Server) requestJob(c *Ctx) error {
+	in := c.In()
+	in.Require("token")
+	secret := in.StringOr("token", "")
+	systemID := in.StringOr("system_id", "")
+	info := in.Hash("info")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		r := d.RunnerBySecret(secret)
+		if r == nil {
+			return forbidden()
+		}
+		m := d.ContactRunner(r, store.ManagerInfo{SystemID: systemID, Version: info["version"], Revision: info["revision"],
+			Platform: info["platform"], Arch: info["architecture"], IPAddress: clientIP(c.R)})
+		j := d.PickJob(r, m)
+		if j == nil {
+			return c.NoContent()
+		}
+		p := d.Project(j.ProjectID)
+		pl := d.Pipeline(j.ProjectID, j.PipelineID)
+		return c.JSON(http.StatusCreated, map[string]any{
+			"id": j.ID, "token": j.TokenSecret, "allow_git_fetch": true,
+			"job_info": map[string]any{"id": j.ID, "name": j.Name, "stage": j.Stage, "project_id": p.ID, "project_name": p.Name},
+			"git_info": map[string]any{"ref": pl.Ref, "sha": pl.SHA, "ref_type": map[bool]string{true: "tag", false: "branch"}[pl.Tag]},
+			"steps":    []map[string]any{{"name": "script", "script": j.Script, "when": "on_success"}},
+		})
+	})
+}
+
+func clientIP(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// updateJobState implements the platform's runner API PUT /jobs/:id
+// (provisioning): with the job's token, the runner reports the log (trace)
+// and the end state (success or failed, with failure_reason).
+func (s *Server) updateJobState(c *Ctx) error {
+	id, err := c.PathInt("id", "Job")
+	if err != nil {
+		return err
+	}
+	in := c.In()
+	in.Require("token")
+	secret := in.StringOr("token", "")
+	state := in.Enum("state", "running", "success", "failed")
+	trace := in.StringOr("trace", "")
+	reason := in.Enum("failure_reason", "unknown_failure", "script_failure", "api_failure", "stuck_or_timeout_failure",
+		"runner_system_failure", "job_execution_timeout")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	return s.store.Write(func(d *store.Data) error {
+		j := d.Job(id)
+		if j == nil {
+			return notFound("Job")
+		}
+		if j.TokenSecret == "" || j.TokenSecret != secret || j.Status != "running" {
+			return forbidden()
+		}
+		st := ""
+		if state != nil {
+			st = *state
+		}
+		r := ""
+		if reason != nil {
+			r = *reason
+		}
+		d.FinishJob(j, st, trace, r)
+		return c.JSON(http.StatusOK, map[string]any{"id": j.ID, "status": j.Status})
+	})
+}
+
+// jobForAction resolves :id and :job_id for the job actions: Developer or
+// above on the project.
+func (c *Ctx) jobForAction(d *store.Data) (*store.Job, error) {
+	p, err := c.projectOf(d, "id")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.requireProjectRole(d, p, access.Developer); err != nil {
+		return nil, err
+	}
+	id, err := c.PathInt("job_id", "Job")
+	if err != nil {
+		return nil, err
+	}
+	j := d.Job(id)
+	if j == nil || j.ProjectID != p.ID || j.Bridge {
+		return nil, notFound("Job")
+	}
+	return j, nil
+}
+
+// retryJob implements the platform's POST /projects/:id/jobs/:job_id/retry
+// (provisioning): a finished job is replaced by a new pending one.
+func (s *Server) retryJob(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		j, err := c.jobForAction(d)
+		if err != nil {
+			return err
+		}
+		if !j.Finished() || j.Retried {
+			return forbiddenMsg("Job is not retryable")
+		}
+		n := d.RetryJob(j)
+		return c.JSON(http.StatusCreated, c.view(d).jobJSON(n))
+	})
+}
+
+// cancelJob implements the platform's POST /projects/:id/jobs/:job_id/cancel
+// (provisioning): an unfinished job becomes canceled.
+func (s *Server) cancelJob(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		j, err := c.jobForAction(d)
+		if err != nil {
+			return err
+		}
+		if j.Finished() {
+			return forbiddenMsg("Job is not cancelable")
+		}
+		d.CancelJob(j)
+		return c.JSON(http.StatusCreated, c.view(d).jobJSON(j))
+	})
+}
+
+// playJob implements the platform's POST /projects/:id/jobs/:job_id/play
+// (provisioning): a manual job becomes pending.
+func (s *Server) playJob(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		j, err := c.jobForAction(d)
+		if err != nil {
+			return err
+		}
+		if j.Status != "manual" {
+			return errorf(http.StatusBadRequest, "400 Bad request - Unplayable Job")
+		}
+		d.PlayJob(j)
+		return c.JSON(http.StatusOK, c.view(d).jobJSON(j))
+	})
+}

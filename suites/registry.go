@@ -1,0 +1,695 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The registry suites push images the way a docker client does (Docker
+// Registry HTTP API V2 on {registry_url}, bearer from {auth_url}/jwt/auth), then
+// read and delete them through the project API. {auth_url} and {registry_url}
+// are taken to be the target's root, as the reference serves them.
+
+// rawBody sends b as the request body with content type ct.
+func rawBody(ct string, b []byte) Opt {
+	return func(r *request) { r.body, r.contentType, r.bodyText = bytes.NewReader(b), ct, string(b) }
+}
+
+func basicAuth(user, secret string) Opt {
+	return Header("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+secret)))
+}
+
+func bearer(token string) Opt { return Header("Authorization", "Bearer "+token) }
+
+// registryToken asks the token issuer for a bearer of scope as u.
+func registryToken(ctx context.Context, u *User, scope string) string {
+	GinkgoHelper()
+	r := api.Anonymous().Get(ctx, "!/jwt/auth", Q("service", "container_registry"), Q("scope", scope),
+		basicAuth(u.Username, u.Token))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	tok := r.Get("token").String()
+	Expect(tok).NotTo(BeEmpty())
+	return tok
+}
+
+func digestOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// pushedImage is what pushImage sent.
+type pushedImage struct {
+	Digest, ConfigDigest string
+	Size                 int64
+	Layer                []byte
+}
+
+// pushBlob uploads one blob monolithically (POST then PUT ?digest=).
+func pushBlob(ctx context.Context, image, tok string, b []byte) {
+	GinkgoHelper()
+	r := api.Anonymous().Post(ctx, "!/v2/"+image+"/blobs/uploads/", bearer(tok))
+	Expect(r).To(HaveStatus(http.StatusAccepted))
+	loc := r.Header.Get("Location")
+	Expect(loc).NotTo(BeEmpty())
+	if u, err := url.Parse(loc); err == nil && u.IsAbs() {
+		loc = u.RequestURI()
+	}
+	sep := "?"
+	if strings.Contains(loc, "?") {
+		sep = "&"
+	}
+	Expect(api.Anonymous().Put(ctx, "!"+loc+sep+"digest="+url.QueryEscape(digestOf(b)), bearer(tok),
+		rawBody("application/octet-stream", b))).To(HaveStatus(http.StatusCreated))
+}
+
+// putManifest pushes an image manifest naming config and layer under tag.
+func putManifest(ctx context.Context, image, tag, tok string, config, layer []byte) *Response {
+	GinkgoHelper()
+	m, err := json.Marshal(map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     "application/vnd.docker.distribution.manifest.v2+json",
+		"config": map[string]any{"mediaType": "application/vnd.docker.container.image.v1+json",
+			"size": len(config), "digest": digestOf(config)},
+		"layers": []any{map[string]any{"mediaType": "application/vnd.docker.image.rootfs.diff.tar.gzip",
+			"size": len(layer), "digest": digestOf(layer)}},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return api.Anonymous().Put(ctx, "!/v2/"+image+"/manifests/"+tag, bearer(tok),
+		rawBody("application/vnd.docker.distribution.manifest.v2+json", m))
+}
+
+// pushImage pushes a one-layer image as u under image:tag, its config saying
+// it was created at created (RFC 3339).
+func pushImage(ctx context.Context, u *User, image, tag, created string) pushedImage {
+	GinkgoHelper()
+	tok := registryToken(ctx, u, "repository:"+image+":push,pull")
+	config := []byte(fmt.Sprintf(`{"architecture":"amd64","os":"linux","created":%q,"rootfs":{"type":"layers","diff_ids":[]}}`, created))
+	layer := []byte("layer of " + image + ":" + tag)
+	pushBlob(ctx, image, tok, config)
+	pushBlob(ctx, image, tok, layer)
+	r := putManifest(ctx, image, tag, tok, config, layer)
+	Expect(r).To(HaveStatus(http.StatusCreated))
+	return pushedImage{Digest: r.Header.Get("Docker-Content-Digest"), ConfigDigest: digestOf(config),
+		Size: int64(len(config) + len(layer)), Layer: layer}
+}
+
+// registryWorld is a project with one member per role and its owner.
+type registryWorld struct {
+	Project  *Project
+	Owner    *User
+	Members  map[int]*User
+	Outsider *User
+}
+
+func newRegistryWorld(ctx context.Context, visibility, level string) *registryWorld {
+	GinkgoHelper()
+	w := &registryWorld{Owner: NewUser(ctx), Members: map[int]*User{}, Outsider: NewUser(ctx)}
+	w.Project = NewProject(ctx, w.Owner.Client, ProjectOpts{"visibility": visibility, "container_registry_access_level": level})
+	w.Members[OwnerLevel] = w.Owner
+	for _, lv := range []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel} {
+		u := NewUser(ctx)
+		AddProjectMember(ctx, w.Project, u, lv)
+		w.Members[lv] = u
+	}
+	return w
+}
+
+func (w *registryWorld) reposPath() string {
+	return fmt.Sprintf("/projects/%d/registry/repositories", w.Project.ID)
+}
+
+// repoID finds the id of the project's repository named name.
+func (w *registryWorld) repoID(ctx context.Context, name string) int {
+	GinkgoHelper()
+	r := api.Get(ctx, w.reposPath())
+	Expect(r).To(HaveStatus(http.StatusOK))
+	for _, it := range r.JSON().Array() {
+		if it.Get("name").String() == name {
+			return int(it.Get("id").Int())
+		}
+	}
+	Fail("no registry repository named " + name)
+	return 0
+}
+
+func (w *registryWorld) tagsPath(id int) string { return fmt.Sprintf("%s/%d/tags", w.reposPath(), id) }
+
+// tagNames lists a repository's tags, sorted.
+func (w *registryWorld) tagNames(ctx context.Context, id int) []string {
+	GinkgoHelper()
+	r := api.Get(ctx, w.tagsPath(id), Q("per_page", 100))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	names := r.Strings("name")
+	sort.Strings(names)
+	return names
+}
+
+// pushTags pushes tags into image (created long ago unless given) and returns the repository id.
+func (w *registryWorld) pushTags(ctx context.Context, name string, created map[string]string, tags ...string) int {
+	GinkgoHelper()
+	image := strings.ToLower(w.Project.FullPath)
+	if name != "" {
+		image += "/" + name
+	}
+	for _, t := range tags {
+		c := created[t]
+		if c == "" {
+			c = "2001-01-01T00:00:00Z"
+		}
+		pushImage(ctx, w.Owner, image, t, c)
+	}
+	return w.repoID(ctx, name)
+}
+
+const registryOld, registryFuture = "2001-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
+
+var _ = Describe("PUT /projects/:id/", Label("area:registry", "endpoint:registry.project.edit"), func() {
+	It("sets container_registry_access_level and answers the project", Label("rule:registry.visibility.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		for _, lv := range []string{"private", "disabled", "enabled"} {
+			r := w.Owner.Put(ctx, fmt.Sprintf("/projects/%d/", w.Project.ID), Body(map[string]any{"container_registry_access_level": lv}))
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.Get("id").Int()).To(BeEquivalentTo(w.Project.ID))
+			Expect(r.Get("container_registry_access_level").String()).To(Equal(lv))
+			Expect(api.Get(ctx, fmt.Sprintf("/projects/%d", w.Project.ID)).Get("container_registry_access_level").String()).To(Equal(lv))
+		}
+	})
+	It("refuses an unknown level", Label("rule:registry.visibility.2"), func(ctx SpecContext) {
+		p := NewProject(ctx, api)
+		r := api.Put(ctx, fmt.Sprintf("/projects/%d/", p.ID), Body(map[string]any{"container_registry_access_level": "public"}))
+		Expect(r).To(HaveStatus(http.StatusBadRequest))
+		Expect(api.Get(ctx, fmt.Sprintf("/projects/%d", p.ID)).Get("container_registry_access_level").String()).To(Equal("enabled"))
+	})
+	It("defaults to enabled", Label("rule:registry.visibility.3"), func(ctx SpecContext) {
+		p := NewProject(ctx, api)
+		Expect(api.Get(ctx, fmt.Sprintf("/projects/%d", p.ID)).Get("container_registry_access_level").String()).To(Equal("enabled"))
+	})
+	It("needs Maintainer", Label("rule:registry.visibility.4"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		path := fmt.Sprintf("/projects/%d/", w.Project.ID)
+		b := Body(map[string]any{"container_registry_access_level": "private"})
+		Expect(api.Anonymous().Put(ctx, path, b)).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.Outsider.Put(ctx, path, b)).To(HaveStatus(http.StatusNotFound))
+		Expect(w.Members[DeveloperLevel].Put(ctx, path, b)).To(HaveStatus(http.StatusForbidden))
+		Expect(w.Members[MaintainerLevel].Put(ctx, path, b)).To(HaveStatus(http.StatusOK))
+	})
+})
+
+var _ = Describe("GET /projects/:id/registry/repositories", Label("area:registry", "endpoint:registry.repositories.list"), func() {
+	It("lists the project's repositories with their fields", Label("rule:registry.repositories.list.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		other := newRegistryWorld(ctx, "private", "enabled")
+		other.pushTags(ctx, "", nil, "v1")
+		root := w.pushTags(ctx, "", nil, "v1")
+		sub := w.pushTags(ctx, "app", nil, "v1")
+		r := w.Owner.Get(ctx, w.reposPath())
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal([]int{root, sub}))
+		full := strings.ToLower(w.Project.FullPath)
+		Expect(r.Strings("name")).To(Equal([]string{"", "app"}))
+		Expect(r.Strings("path")).To(Equal([]string{full, full + "/app"}))
+		for i, it := range r.JSON().Array() {
+			Expect(it.Get("project_id").Int()).To(BeEquivalentTo(w.Project.ID))
+			Expect(it.Get("location").String()).To(HaveSuffix("/" + r.Strings("path")[i]))
+			Expect(it.Get("status").Type.String()).To(Equal("Null"))
+			Expect(it.Get("tags").Exists()).To(BeFalse())
+			Expect(it.Get("tags_count").Exists()).To(BeFalse())
+		}
+	})
+	It("adds tags and tags_count on request", Label("rule:registry.repositories.list.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		w.pushTags(ctx, "", nil, "b", "a")
+		r := w.Owner.Get(ctx, w.reposPath(), Q("tags", true), Q("tags_count", true))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("0.tags_count").Int()).To(BeEquivalentTo(2))
+		Expect(r.Get("0.tags.#.name").String()).To(Equal(`["a","b"]`))
+		path := r.Get("0.path").String()
+		Expect(r.Get("0.tags.0.path").String()).To(Equal(path + ":a"))
+		Expect(r.Get("0.tags.0.location").String()).To(Equal(r.Get("0.location").String() + ":a"))
+		r = w.Owner.Get(ctx, w.reposPath(), Q("tags_count", true))
+		Expect(r.Get("0.tags").Exists()).To(BeFalse())
+		Expect(r.Get("0.tags_count").Int()).To(BeEquivalentTo(2))
+	})
+	It("takes only true or false for booleans", Label("rule:registry.repositories.list.3"), func(ctx SpecContext) {
+		p := NewProject(ctx, api)
+		for _, name := range []string{"tags", "tags_count"} {
+			Expect(api.Get(ctx, fmt.Sprintf("/projects/%d/registry/repositories", p.ID), Q(name, "yes"))).To(HaveStatus(http.StatusBadRequest))
+		}
+	})
+	It("paginates, resolves encoded paths and hides hidden projects", Label("rule:registry.repositories.list.4"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		a := w.pushTags(ctx, "a", nil, "v1")
+		b := w.pushTags(ctx, "b", nil, "v1")
+		r := w.Owner.Get(ctx, "/projects/"+PathID(w.Project.FullPath)+"/registry/repositories", Q("per_page", 1), Q("page", 2))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal([]int{b}))
+		Expect(r).To(HaveHeader("X-Total", "2"))
+		Expect(r).To(HaveHeader("X-Page", "2"))
+		Expect(r).To(HaveHeader("X-Prev-Page", "1"))
+		Expect(a).NotTo(Equal(b))
+		Expect(w.Outsider.Get(ctx, w.reposPath())).To(HaveStatus(http.StatusNotFound))
+	})
+})
+
+var _ = Describe("Registry API with a CI job token", Label("area:registry", "endpoint:registry.repositories.list"), func() {
+	It("opens only the registry of the job's project", Label("rule:registry.job-token.1"), func(ctx SpecContext) {
+		w := newBasicWorld(ctx, api)
+		pusher := NewUser(ctx)
+		AddProjectMember(ctx, w.P.Project, pusher, MaintainerLevel)
+		own := &registryWorld{Project: w.P.Project, Owner: pusher}
+		id := own.pushTags(ctx, "", nil, "v1")
+		other := newRegistryWorld(ctx, "public", "enabled")
+		other.pushTags(ctx, "", nil, "v1")
+		j := w.Runner.Take(ctx, "s")
+		anon := api.Anonymous()
+		r := anon.Get(ctx, own.reposPath(), Header("JOB-TOKEN", j.Token))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal([]int{id}))
+		Expect(anon.Get(ctx, other.reposPath(), Header("JOB-TOKEN", j.Token))).To(HaveStatus(http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound))
+	})
+})
+
+var _ = Describe("Registry visibility", Label("area:registry", "endpoint:registry.repositories.list"), func() {
+	It("enabled: everyone with project access sees it; public project, public registry", Label("rule:registry.visibility.5"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		for lv, u := range w.Members {
+			r := u.Get(ctx, w.reposPath())
+			Expect(r).To(HaveStatus(http.StatusOK), "level %d", lv)
+			Expect(r.IDs()).To(Equal([]int{id}))
+		}
+		pub := newRegistryWorld(ctx, "public", "enabled")
+		pid := pub.pushTags(ctx, "", nil, "v1")
+		r := api.Anonymous().Get(ctx, pub.reposPath())
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal([]int{pid}))
+		Expect(pub.Outsider.Get(ctx, pub.reposPath())).To(HaveStatus(http.StatusOK))
+	})
+	It("private: Reporter or higher only", Label("rule:registry.visibility.6"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "public", "private")
+		id := w.pushTags(ctx, "", nil, "v1")
+		Expect(api.Anonymous().Get(ctx, w.reposPath())).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.Outsider.Get(ctx, w.reposPath())).To(HaveStatus(http.StatusForbidden))
+		Expect(w.Members[GuestLevel].Get(ctx, w.reposPath())).To(HaveStatus(http.StatusForbidden))
+		for _, lv := range []int{ReporterLevel, DeveloperLevel, MaintainerLevel, OwnerLevel} {
+			r := w.Members[lv].Get(ctx, w.reposPath())
+			Expect(r).To(HaveStatus(http.StatusOK), "level %d", lv)
+			Expect(r.IDs()).To(Equal([]int{id}))
+		}
+		Expect(api.Get(ctx, w.reposPath())).To(HaveStatus(http.StatusOK))
+	})
+	It("disabled: the registry is off", Label("rule:registry.visibility.7"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		w.pushTags(ctx, "", nil, "v1")
+		Expect(w.Owner.Put(ctx, fmt.Sprintf("/projects/%d/", w.Project.ID),
+			Body(map[string]any{"container_registry_access_level": "disabled"}))).To(HaveStatus(http.StatusOK))
+		Expect(w.Owner.Get(ctx, w.reposPath())).To(HaveStatus(http.StatusForbidden))
+		Expect(w.Owner.Get(ctx, fmt.Sprintf("/projects/%d", w.Project.ID)).Get("container_registry_enabled").Bool()).To(BeFalse())
+	})
+})
+
+var _ = Describe("GET /groups/:id/registry/repositories", Label("area:registry", "endpoint:registry.repositories.group-list"), func() {
+	It("lists the repositories of the group's projects without tags", Label("rule:registry.repositories.group-list.1"), func(ctx SpecContext) {
+		owner := NewUser(ctx)
+		g := NewGroup(ctx, owner.Client)
+		sub := NewGroup(ctx, owner.Client, GroupOpts{"parent_id": g.ID})
+		p1 := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID})
+		p2 := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": sub.ID})
+		w1 := &registryWorld{Project: p1, Owner: owner}
+		w2 := &registryWorld{Project: p2, Owner: owner}
+		a := w1.pushTags(ctx, "", nil, "v1")
+		b := w2.pushTags(ctx, "img", nil, "v1")
+		r := owner.Get(ctx, fmt.Sprintf("/groups/%d/registry/repositories", g.ID), Q("tags", true), Q("tags_count", true))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(ConsistOf(a, b))
+		for _, it := range r.JSON().Array() {
+			Expect(it.Get("tags").Exists()).To(BeFalse())
+			Expect(it.Get("tags_count").Exists()).To(BeFalse())
+		}
+	})
+	It("leaves out registries the caller may not see and hides hidden groups", Label("rule:registry.repositories.group-list.2"), func(ctx SpecContext) {
+		owner := NewUser(ctx)
+		guest := NewUser(ctx)
+		g := NewGroup(ctx, owner.Client)
+		AddGroupMember(ctx, g, guest, GuestLevel)
+		open := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID})
+		closed := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID, "container_registry_access_level": "private"})
+		a := (&registryWorld{Project: open, Owner: owner}).pushTags(ctx, "", nil, "v1")
+		b := (&registryWorld{Project: closed, Owner: owner}).pushTags(ctx, "", nil, "v1")
+		path := fmt.Sprintf("/groups/%d/registry/repositories", g.ID)
+		Expect(owner.Get(ctx, path).IDs()).To(ConsistOf(a, b))
+		r := guest.Get(ctx, path)
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(Equal([]int{a}))
+		Expect(NewUser(ctx).Get(ctx, path)).To(HaveStatus(http.StatusNotFound))
+	})
+})
+
+var _ = Describe("GET /registry/repositories/:id", Label("area:registry", "endpoint:registry.repositories.get"), func() {
+	It("answers the repository with tags, tags_count and size on request", Label("rule:registry.repositories.get.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath)
+		one := pushImage(ctx, w.Owner, image, "one", registryOld)
+		two := pushImage(ctx, w.Owner, image, "two", registryOld)
+		id := w.repoID(ctx, "")
+		path := fmt.Sprintf("/registry/repositories/%d", id)
+		r := w.Reporter(ctx).Get(ctx, path)
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("id").Int()).To(BeEquivalentTo(id))
+		Expect(r.Get("path").String()).To(Equal(image))
+		Expect(r.Get("tags").Exists() || r.Get("tags_count").Exists() || r.Get("size").Exists()).To(BeFalse())
+		r = w.Reporter(ctx).Get(ctx, path, Q("tags", true), Q("tags_count", true), Q("size", true))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("tags.#.name").String()).To(Equal(`["one","two"]`))
+		Expect(r.Get("tags_count").Int()).To(BeEquivalentTo(2))
+		// Both images share their config (same created) and differ in the layer: counted once each.
+		Expect(one.ConfigDigest).To(Equal(two.ConfigDigest))
+		Expect(r.Get("size").Int()).To(BeEquivalentTo(one.Size + int64(len(two.Layer))))
+	})
+	It("answers 404 for unknown or hidden, 403 for a private registry below Reporter", Label("rule:registry.repositories.get.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "private")
+		id := w.pushTags(ctx, "", nil, "v1")
+		path := fmt.Sprintf("/registry/repositories/%d", id)
+		Expect(api.Get(ctx, "/registry/repositories/999999999")).To(HaveStatus(http.StatusNotFound))
+		Expect(w.Outsider.Get(ctx, path)).To(HaveStatus(http.StatusNotFound))
+		Expect(w.Members[GuestLevel].Get(ctx, path)).To(HaveStatus(http.StatusForbidden))
+		Expect(w.Members[ReporterLevel].Get(ctx, path)).To(HaveStatus(http.StatusOK))
+	})
+})
+
+// Reporter is the world's Reporter member.
+func (w *registryWorld) Reporter(_ context.Context) *User { return w.Members[ReporterLevel] }
+
+var _ = Describe("DELETE /projects/:id/registry/repositories/:repository_id", Label("area:registry", "endpoint:registry.repositories.delete"), func() {
+	It("answers 202 and removes the repository asynchronously", Label("rule:registry.repositories.delete.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		keep := w.pushTags(ctx, "keep", nil, "v1")
+		Expect(w.Members[MaintainerLevel].Delete(ctx, fmt.Sprintf("%s/%d", w.reposPath(), id))).To(HaveStatus(http.StatusAccepted))
+		path := fmt.Sprintf("/registry/repositories/%d", id)
+		Eventually(func(ctx SpecContext) int {
+			r := api.Get(ctx, path)
+			if r.Status == http.StatusOK {
+				Expect(r.Get("status").String()).To(BeElementOf("delete_scheduled", "delete_ongoing"))
+			}
+			return r.Status
+		}).WithContext(ctx).Should(Equal(http.StatusNotFound))
+		Expect(api.Get(ctx, w.reposPath()).IDs()).To(Equal([]int{keep}))
+	})
+	It("needs Maintainer", Label("rule:registry.repositories.delete.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		other := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		otherID := other.pushTags(ctx, "", nil, "v1")
+		path := fmt.Sprintf("%s/%d", w.reposPath(), id)
+		Expect(api.Anonymous().Delete(ctx, path)).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.Members[DeveloperLevel].Delete(ctx, path)).To(HaveStatus(http.StatusForbidden))
+		Expect(api.Delete(ctx, fmt.Sprintf("%s/%d", w.reposPath(), otherID))).To(HaveStatus(http.StatusNotFound))
+		Expect(api.Get(ctx, w.reposPath()).IDs()).To(Equal([]int{id}))
+	})
+})
+
+var _ = Describe("GET /projects/:id/registry/repositories/:repository_id/tags", Label("area:registry", "endpoint:registry.tags.list"), func() {
+	It("lists short tags by name", Label("rule:registry.tags.list.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "c", "a", "b")
+		r := w.Members[GuestLevel].Get(ctx, w.tagsPath(id))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Strings("name")).To(Equal([]string{"a", "b", "c"}))
+		full := strings.ToLower(w.Project.FullPath)
+		Expect(r.Get("0.path").String()).To(Equal(full + ":a"))
+		Expect(r.Get("0.location").String()).To(HaveSuffix("/" + full + ":a"))
+		Expect(r).To(HaveHeader("X-Total", "3"))
+	})
+	It("pages by name with keyset pagination", Label("rule:registry.tags.list.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "c", "a", "b")
+		for _, dir := range []string{"asc", "desc"} {
+			var seen []string
+			r := w.Owner.Get(ctx, w.tagsPath(id), Q("pagination", "keyset"), Q("order_by", "name"), Q("sort", dir), Q("per_page", 2))
+			for {
+				Expect(r).To(HaveStatus(http.StatusOK))
+				seen = append(seen, r.Strings("name")...)
+				next := linkRel(r, "next")
+				if next == "" {
+					break
+				}
+				r = w.Owner.Get(ctx, "!"+stripBase(next))
+			}
+			want := []string{"a", "b", "c"}
+			if dir == "desc" {
+				want = []string{"c", "b", "a"}
+			}
+			Expect(seen).To(Equal(want), dir)
+		}
+	})
+	It("answers 404 for an unknown or foreign repository", Label("rule:registry.tags.list.3"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		other := newRegistryWorld(ctx, "private", "enabled")
+		otherID := other.pushTags(ctx, "", nil, "v1")
+		Expect(api.Get(ctx, w.tagsPath(999999999))).To(HaveStatus(http.StatusNotFound))
+		Expect(api.Get(ctx, w.tagsPath(otherID))).To(HaveStatus(http.StatusNotFound))
+	})
+})
+
+var _ = Describe("GET /projects/:id/registry/repositories/:repository_id/tags/:tag_name", Label("area:registry", "endpoint:registry.tags.get"), func() {
+	It("answers the tag detail", Label("rule:registry.tags.get.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath)
+		img := pushImage(ctx, w.Owner, image, "v1.0", "2020-05-06T07:08:09Z")
+		id := w.repoID(ctx, "")
+		r := w.Members[ReporterLevel].Get(ctx, w.tagsPath(id)+"/v1.0")
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("name").String()).To(Equal("v1.0"))
+		Expect(r.Get("path").String()).To(Equal(image + ":v1.0"))
+		Expect(r.Get("location").String()).To(HaveSuffix("/" + image + ":v1.0"))
+		Expect(r.Get("digest").String()).To(Equal(img.Digest))
+		Expect(r.Get("revision").String()).NotTo(BeEmpty())
+		Expect(r.Get("revision").String()).To(HavePrefix(r.Get("short_revision").String()))
+		Expect(r.Get("short_revision").String()).NotTo(BeEmpty())
+		Expect(r.Get("created_at").String()).To(HavePrefix("2020-05-06T07:08:09"))
+		Expect(r.Get("total_size").Int()).To(BeEquivalentTo(img.Size))
+	})
+	It("answers 404 for an unknown tag", Label("rule:registry.tags.get.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		Expect(api.Get(ctx, w.tagsPath(id)+"/v2")).To(HaveStatus(http.StatusNotFound))
+	})
+})
+
+var _ = Describe("DELETE /projects/:id/registry/repositories/:repository_id/tags/:tag_name", Label("area:registry", "endpoint:registry.tags.delete"), func() {
+	It("deletes the tag and keeps the others", Label("rule:registry.tags.delete.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1", "v2")
+		Expect(w.Members[DeveloperLevel].Delete(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusOK))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"v2"}))
+		Expect(api.Get(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusNotFound))
+	})
+	It("does not delete the blobs", Label("rule:registry.tags.delete.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath)
+		pushImage(ctx, w.Owner, image, "v1", registryOld)
+		id := w.repoID(ctx, "")
+		Expect(api.Delete(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusOK))
+		config := []byte(fmt.Sprintf(`{"architecture":"amd64","os":"linux","created":%q,"rootfs":{"type":"layers","diff_ids":[]}}`, registryOld))
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":push,pull")
+		Expect(putManifest(ctx, image, "again", tok, config, []byte("layer of "+image+":v1"))).To(HaveStatus(http.StatusCreated))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"again"}))
+	})
+	It("needs Developer", Label("rule:registry.tags.delete.3"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "public", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		Expect(api.Anonymous().Delete(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.Members[ReporterLevel].Delete(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusForbidden))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"v1"}))
+	})
+})
+
+// bulkDelete runs a bulk tag delete on repository id with the parameters as a JSON body.
+func (w *registryWorld) bulkDelete(ctx context.Context, by *Client, id int, params map[string]any) *Response {
+	return by.Delete(ctx, w.tagsPath(id), Body(params))
+}
+
+var _ = Describe("DELETE /projects/:id/registry/repositories/:repository_id/tags", Label("area:registry", "endpoint:registry.tags.bulk-delete"), func() {
+	It("answers 202 and deletes the matching tags", Label("rule:registry.bulk-delete.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "dev-1", "dev-2", "v1")
+		Expect(w.bulkDelete(ctx, w.Members[MaintainerLevel].Client, id, map[string]any{"name_regex_delete": "dev-.*"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"v1"}))
+	})
+	It("requires name_regex_delete and accepts the deprecated name_regex", Label("rule:registry.bulk-delete.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "a1", "b1")
+		r := w.bulkDelete(ctx, api, id, map[string]any{"keep_n": 1})
+		Expect(r).To(BeMissingAttribute("name_regex_delete"))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"a1", "b1"}))
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex": "a.*"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"b1"}))
+	})
+	It("validates the regexes", Label("rule:registry.bulk-delete.3"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "a1")
+		for _, p := range []map[string]any{
+			{"name_regex_delete": "a(("},
+			{"name_regex": "[a"},
+			{"name_regex_delete": ".*", "name_regex_keep": "*a"},
+		} {
+			Expect(w.bulkDelete(ctx, api, id, p)).To(HaveStatus(http.StatusBadRequest), "%v", p)
+		}
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"a1"}))
+	})
+	It("removes whole-name matches except those kept", Label("rule:registry.bulk-delete.4"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1", "v1-rc", "v2", "x-v1", "stable")
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "v.*", "name_regex_keep": "v2"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"stable", "v2", "x-v1"}))
+		all := w.pushTags(ctx, "all", nil, "a", "b")
+		Expect(w.bulkDelete(ctx, api, all, map[string]any{"name_regex_delete": ".*", "name_regex_keep": ".*"})).To(HaveStatus(http.StatusAccepted))
+		// A no-op has nothing to wait for; a later bulk delete of the same
+		// repository would hit the hourly limit, so one look is what there is.
+		Expect(w.tagNames(ctx, all)).To(Equal([]string{"a", "b"}))
+		none := w.pushTags(ctx, "none", nil, "a", "b")
+		Expect(w.bulkDelete(ctx, api, none, map[string]any{"name_regex_delete": ".*"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, none) }).WithContext(ctx).Should(BeEmpty())
+	})
+	It("never removes latest", Label("rule:registry.bulk-delete.5"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "latest", "v1")
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": ".*"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"latest"}))
+	})
+	It("keeps the keep_n latest by image creation time, not push order", Label("rule:registry.bulk-delete.6"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		// Pushed newest first, so push order and creation order disagree.
+		created := map[string]string{"c": "2003-01-01T00:00:00Z", "b": "2002-01-01T00:00:00Z", "a": "2001-01-01T00:00:00Z", "z": "2000-01-01T00:00:00Z"}
+		id := w.pushTags(ctx, "", created, "c", "b", "a", "z")
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "[abc]", "keep_n": 2})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"b", "c", "z"}))
+	})
+	It("removes only tags older than older_than", Label("rule:registry.bulk-delete.7"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		created := map[string]string{"old": registryOld, "new": registryFuture}
+		for i, span := range []string{"1h", "1d", "1month"} {
+			name := fmt.Sprintf("r%d", i)
+			id := w.pushTags(ctx, name, created, "old", "new")
+			Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": ".*", "older_than": span})).To(HaveStatus(http.StatusAccepted))
+			Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"new"}), span)
+		}
+	})
+	It("runs at most once per hour per repository", Label("rule:registry.bulk-delete.8"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "a", "b")
+		other := w.pushTags(ctx, "other", nil, "a", "b")
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "a"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"b"}))
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "b"})).To(HaveStatus(http.StatusBadRequest))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"b"}))
+		Expect(w.bulkDelete(ctx, api, other, map[string]any{"name_regex_delete": "b"})).To(HaveStatus(http.StatusAccepted))
+	})
+	It("needs Maintainer", Label("rule:registry.bulk-delete.9"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "public", "enabled")
+		id := w.pushTags(ctx, "", nil, "a")
+		p := map[string]any{"name_regex_delete": ".*"}
+		Expect(w.bulkDelete(ctx, api.Anonymous(), id, p)).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.bulkDelete(ctx, w.Members[DeveloperLevel].Client, id, p)).To(HaveStatus(http.StatusForbidden))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"a"}))
+	})
+	It("takes the parameters in the query, with + encoded", Label("rule:registry.bulk-delete.10"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1", "v11", "v2")
+		Expect(api.Delete(ctx, w.tagsPath(id), RawQ("name_regex_delete=v1%2B"))).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"v2"}))
+	})
+})
+
+var _ = Describe("GET {auth_url}/jwt/auth", Label("area:registry", "endpoint:registry.native.auth"), func() {
+	It("answers {token} for basic credentials and a scope", Label("rule:registry.native.auth.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		r := api.Anonymous().Get(ctx, "!/jwt/auth", Q("service", "container_registry"),
+			Q("scope", "repository:"+strings.ToLower(w.Project.FullPath)+":pull"), basicAuth(w.Owner.Username, w.Owner.Token))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("token").String()).NotTo(BeEmpty())
+	})
+	It("answers 401 for wrong credentials", Label("rule:registry.native.auth.2"), func(ctx SpecContext) {
+		u := NewUser(ctx)
+		other := NewUser(ctx)
+		for _, cred := range [][2]string{{u.Username, "not-a-token"}, {u.Username, other.Token}} {
+			r := api.Anonymous().Get(ctx, "!/jwt/auth", Q("service", "container_registry"),
+				Q("scope", "registry:catalog:*"), basicAuth(cred[0], cred[1]))
+			Expect(r).To(HaveStatus(http.StatusUnauthorized))
+		}
+	})
+	It("issues a token that is no access token", Label("rule:registry.native.auth.3"), func(ctx SpecContext) {
+		u := NewUser(ctx)
+		tok := registryToken(ctx, u, "registry:catalog:*")
+		Expect(api.As(tok).Get(ctx, "/user")).To(HaveStatus(http.StatusUnauthorized))
+	})
+})
+
+var _ = Describe("DELETE {registry_url}/v2/<name>/manifests/<tag>", Label("area:registry", "endpoint:registry.native.manifest-delete"), func() {
+	It("deletes the tag with a delete-scoped bearer", Label("rule:registry.native.delete.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1", "v2")
+		image := strings.ToLower(w.Project.FullPath)
+		tok := registryToken(ctx, w.Members[DeveloperLevel], "repository:"+image+":delete")
+		r := api.Anonymous().Delete(ctx, "!/v2/"+image+"/manifests/v1", bearer(tok),
+			Header("Accept", "application/vnd.docker.distribution.manifest.v2+json"))
+		Expect(r).To(HaveStatus(http.StatusAccepted))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"v2"}))
+	})
+	It("refuses without a bearer or without delete scope", Label("rule:registry.native.delete.2"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "", nil, "v1")
+		image := strings.ToLower(w.Project.FullPath)
+		Expect(api.Anonymous().Delete(ctx, "!/v2/"+image+"/manifests/v1")).To(HaveStatus(http.StatusUnauthorized))
+		pull := registryToken(ctx, w.Owner, "repository:"+image+":pull")
+		Expect(api.Anonymous().Delete(ctx, "!/v2/"+image+"/manifests/v1", bearer(pull))).To(HaveStatus(http.StatusUnauthorized))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"v1"}))
+	})
+})
+
+var _ = Describe("DELETE {registry_url}/v2/<name>/tags/reference/<tag>", Label("area:registry", "endpoint:registry.native.tag-reference-delete"), func() {
+	It("deletes the tag as the manifests form does", Label("rule:registry.native.delete.3"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		id := w.pushTags(ctx, "img", nil, "v1", "v2")
+		image := strings.ToLower(w.Project.FullPath) + "/img"
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":delete")
+		Expect(api.Anonymous().Delete(ctx, "!/v2/"+image+"/tags/reference/v2", bearer(tok))).To(HaveStatus(http.StatusAccepted))
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"v1"}))
+	})
+})
+
+var _ = Describe("GET {registry_url}/v2/_catalog", Label("area:registry", "endpoint:registry.native.catalog"), func() {
+	It("lists all repositories for an administrator's catalog bearer", Label("rule:registry.native.catalog.1", "admin"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		w.pushTags(ctx, "", nil, "v1")
+		w.pushTags(ctx, "img", nil, "v1")
+		admin := NewUser(ctx, UserOpts{"admin": true})
+		tok := registryToken(ctx, admin, "registry:catalog:*")
+		r := api.Anonymous().Get(ctx, "!/v2/_catalog", bearer(tok), Q("n", 100000))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		full := strings.ToLower(w.Project.FullPath)
+		var repos []string
+		for _, it := range r.Get("repositories").Array() {
+			repos = append(repos, it.String())
+		}
+		Expect(repos).To(ContainElements(full, full+"/img"))
+	})
+	It("stays closed to a non-administrator", Label("rule:registry.native.catalog.2"), func(ctx SpecContext) {
+		u := NewUser(ctx)
+		tok := registryToken(ctx, u, "registry:catalog:*")
+		Expect(api.Anonymous().Get(ctx, "!/v2/_catalog", bearer(tok))).To(HaveStatus(http.StatusUnauthorized))
+	})
+})
