@@ -393,15 +393,7 @@ func (c *Ctx) jobForAction(d *store.Data) (*store.Job, error) {
 	if err := c.requireProjectRole(d, p, access.Developer); err != nil {
 		return nil, err
 	}
-	id, err := c.PathInt("job_id", "Job")
-	if err != nil {
-		return nil, err
-	}
-	j := d.Job(id)
-	if j == nil || j.ProjectID != p.ID || j.Bridge {
-		return nil, notFound("Job")
-	}
-	return j, nil
+	return c.jobIn(d, p)
 }
 
 // retryJob implements the platform's POST /projects/:id/jobs/:job_id/retry

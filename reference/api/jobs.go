@@ -411,6 +411,11 @@ func (c *Ctx) jobOf(d *store.Data) (*store.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.jobIn(d, p)
+}
+
+// jobIn resolves :job_id among p's jobs; bridges are not jobs here.
+func (c *Ctx) jobIn(d *store.Data, p *store.Project) (*store.Job, error) {
 	id, err := c.PathInt("job_id", "Job")
 	if err != nil {
 		return nil, err

@@ -304,18 +304,28 @@ func (c *Ctx) registryTagOf(r *store.RegistryRepository) (*store.RegistryTag, er
 	return t, nil
 }
 
+// registryTagIn resolves :id, :repository_id and :tag_name for an action
+// needing perm, each step answering 404 or 403 as the spec says.
+func (c *Ctx) registryTagIn(d *store.Data, perm access.Level) (*store.RegistryRepository, *store.RegistryTag, error) {
+	p, err := c.registryProject(d, perm)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.registryRepositoryOf(d, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := c.registryTagOf(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, t, nil
+}
+
 // getRegistryTag implements GET .../tags/:tag_name (rules registry.tags.get.*).
 func (s *Server) getRegistryTag(c *Ctx) error {
 	return s.store.Read(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryRead)
-		if err != nil {
-			return err
-		}
-		r, err := c.registryRepositoryOf(d, p)
-		if err != nil {
-			return err
-		}
-		t, err := c.registryTagOf(r)
+		r, t, err := c.registryTagIn(d, registryRead)
 		if err != nil {
 			return err
 		}
@@ -327,15 +337,7 @@ func (s *Server) getRegistryTag(c *Ctx) error {
 // registry.tags.delete.*): the tag goes, its blobs stay.
 func (s *Server) deleteRegistryTag(c *Ctx) error {
 	return s.store.Write(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryDestroy)
-		if err != nil {
-			return err
-		}
-		r, err := c.registryRepositoryOf(d, p)
-		if err != nil {
-			return err
-		}
-		t, err := c.registryTagOf(r)
+		r, t, err := c.registryTagIn(d, registryDestroy)
 		if err != nil {
 			return err
 		}
