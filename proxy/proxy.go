@@ -93,6 +93,10 @@ type Proxy struct {
 	checkQ chan *pending
 	recQ   chan *pending
 	wg     sync.WaitGroup
+	// inflight counts exchanges between roundTrip and finish: Shutdown stops
+	// tracking a connection the client dropped while its exchange may still be
+	// draining the upstream, and Close must not drop that exchange.
+	inflight sync.WaitGroup
 
 	flushMu   sync.Mutex
 	flushCond *sync.Cond
@@ -297,6 +301,7 @@ func putBuf(b *bytes.Buffer) {
 func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
 	start := time.Now()
 	pd := &pending{reqBuf: getBuf()}
+	p.inflight.Add(1)
 	pd.ex = Exchange{Method: req.Method, URL: exchangeURL(req), Path: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery, ReqHeader: req.Header}
 	if p.replay != nil {
 		return p.replayTrip(req, pd, start)
@@ -305,7 +310,9 @@ func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Respons
 		pd.reqTee = &reqTee{rc: req.Body, buf: pd.reqBuf, max: p.opts.MaxBody}
 		req.Body = pd.reqTee
 	}
-	ctx, cancel := context.WithCancel(req.Context())
+	// The upstream call outlives a client that hangs up mid-body, so the
+	// answer is still recorded whole; the stall timer below still bounds it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(req.Context()))
 	timer := time.AfterFunc(p.idle+p.opts.Timeout, cancel) // headers have their own timeout; this catches stalls after them
 	resp, err := p.tr.RoundTrip(req.WithContext(ctx))
 	if err != nil {
@@ -447,9 +454,19 @@ func (t *respTee) Read(b []byte) (int, error) {
 }
 
 func (t *respTee) Close() error {
+	// goproxy closes early only when the client went away mid-body. The
+	// upstream's answer is still worth recording, so read the rest of it,
+	// bounded by the body cap and the idle timeout that Read applies.
+	if !t.done {
+		buf := make([]byte, 32<<10)
+		for !t.done && !t.over {
+			if _, err := t.Read(buf); err != nil {
+				break
+			}
+		}
+	}
 	err := t.rc.Close()
 	if !t.done {
-		// goproxy closes early only when the client went away mid-body.
 		t.pd.skip = "the client closed the connection before the body was complete"
 		t.complete()
 	}
@@ -475,6 +492,7 @@ func (t *respTee) complete() {
 // queues are bounded: when the workers fall behind, answers wait here rather
 // than memory growing without end.
 func (p *Proxy) finish(pd *pending) {
+	defer p.inflight.Done()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -641,6 +659,13 @@ func (p *Proxy) Close() (Summary, []Violation, error) {
 			p.srv.Close()
 		}
 		cancel()
+	}
+	drained := make(chan struct{})
+	go func() { p.inflight.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(p.idle + p.opts.Timeout + time.Second):
+		// An exchange still hanging is bounded by the idle timeout; past it, go on.
 	}
 	p.mu.Lock()
 	if p.closed {

@@ -186,6 +186,7 @@ func TestCassetteStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		io.Copy(io.Discard, res.Body) // a client that hangs up early is TestRecordClientHangsUp's case
 		res.Body.Close()
 	}
 	if _, _, err := p.Close(); err != nil {
@@ -250,5 +251,41 @@ func TestRecordExistingCassette(t *testing.T) {
 	}
 	if c, err := proxy.LoadCassette(file); err != nil || len(c.Interactions) != 2 {
 		t.Fatalf("after appending to go-vcr's cassette: %v", err)
+	}
+}
+
+// TestRecordClientHangsUp: a client that closes the answer before reading it
+// all must not cost the recording; the upstream's answer is kept whole.
+func TestRecordClientHangsUp(t *testing.T) {
+	long := strings.Repeat("0123456789", 200000) // 2 MB, more than any socket buffer
+	up := newHandlerServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		io.WriteString(w, long)
+	}))
+	file := filepath.Join(t.TempDir(), "hangup.yaml")
+	p, base := startProxy(t, proxy.Options{Mode: proxy.ModeRecord, Upstream: up, Cassette: file})
+	for i := 0; i < 3; i++ {
+		res, err := http.Get(base + "/api/v4/echo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 10)
+		io.ReadFull(res.Body, buf)
+		res.Body.Close() // hangs up with most of the body unread
+	}
+	if _, _, err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cassette.Load(strings.TrimSuffix(file, ".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Interactions) != 3 {
+		t.Fatalf("%d interactions recorded, want 3", len(c.Interactions))
+	}
+	for i, in := range c.Interactions {
+		if in.Response.Body != long {
+			t.Errorf("interaction %d: body of %d bytes, want the whole %d", i, len(in.Response.Body), len(long))
+		}
 	}
 }
