@@ -812,18 +812,13 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			i = skipSpace(d, i)
-			if i >= len(d) {
+			var more bool
+			if i, more = nextMember(d, i, '}'); i < 0 {
 				return 0, false
 			}
-			if d[i] == '}' {
-				i++
+			if !more {
 				break
 			}
-			if d[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(d, i+1)
 		}
 	}
 	if n.nreq > 0 && seen != (uint64(1)<<n.nreq)-1 {
@@ -901,18 +896,13 @@ func (v *fvalidator) arr(n *fnode, i, depth int) (int, bool) {
 				return 0, false
 			}
 			count++
-			i = skipSpace(d, i)
-			if i >= len(d) {
+			var more bool
+			if i, more = nextMember(d, i, ']'); i < 0 {
 				return 0, false
 			}
-			if d[i] == ']' {
-				i++
+			if !more {
 				break
 			}
-			if d[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(d, i+1)
 		}
 	}
 	if (n.minItems >= 0 && count < n.minItems) || (n.maxItems >= 0 && count > n.maxItems) {

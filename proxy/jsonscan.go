@@ -169,17 +169,13 @@ func skipValue(d []byte, i, depth int) (int, bool) {
 			if i, ok = skipValue(d, i+1, depth+1); !ok {
 				return 0, false
 			}
-			i = skipSpace(d, i)
-			if i >= len(d) {
+			var more bool
+			if i, more = nextMember(d, i, '}'); i < 0 {
 				return 0, false
 			}
-			if d[i] == '}' {
-				return i + 1, true
+			if !more {
+				return i, true
 			}
-			if d[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(d, i+1)
 		}
 	case c == '[':
 		i = skipSpace(d, i+1)
@@ -237,4 +233,21 @@ func stringValue(lit []byte, escaped bool) string {
 		return ""
 	}
 	return s
+}
+
+// nextMember steps over what follows a value inside an object or array closed
+// by end: with more, i is at the next member; without, i is just past end; a
+// negative i means the input is malformed. The three scanners (schema checks,
+// redaction, skipping) share it.
+func nextMember(d []byte, i int, end byte) (next int, more bool) {
+	i = skipSpace(d, i)
+	switch {
+	case i >= len(d):
+		return -1, false
+	case d[i] == end:
+		return i + 1, false
+	case d[i] != ',':
+		return -1, false
+	}
+	return skipSpace(d, i+1), true
 }

@@ -322,18 +322,13 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 			if i, ok = redactWalk(d, i+1, key, edits, found, depth+1); !ok {
 				return 0, false
 			}
-			i = skipSpace(d, i)
-			if i >= len(d) {
+			var more bool
+			if i, more = nextMember(d, i, '}'); i < 0 {
 				return 0, false
 			}
-			if d[i] == '}' {
-				i++
+			if !more {
 				break
 			}
-			if d[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(d, i+1)
 		}
 		if secret {
 			*edits = dropInside(*edits, start, i)
@@ -354,17 +349,13 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 			if i, ok = redactWalk(d, i, name, edits, found, depth+1); !ok {
 				return 0, false
 			}
-			i = skipSpace(d, i)
-			if i >= len(d) {
+			var more bool
+			if i, more = nextMember(d, i, ']'); i < 0 {
 				return 0, false
 			}
-			if d[i] == ']' {
-				return i + 1, true
+			if !more {
+				return i, true
 			}
-			if d[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(d, i+1)
 		}
 	case '"':
 		end, esc, ok := scanString(d, i)
