@@ -63,18 +63,6 @@ func resolveRange(ctx context.Context, rc *repoCtx, ref string) ([]string, error
 	return []string{string(oid)}, nil
 }
 
-// pageWindow is the slice of total items the offset page the caller asked
-// for covers, computed as Paginate does, so only that page is read from git.
-func pageWindow(c *Ctx, total int) (int, int) {
-	per, err := c.perPage()
-	if err != nil {
-		return 0, 0
-	}
-	page := max(c.In().IntOr("page", 1), 1)
-	start := min((page-1)*per, total)
-	return start, min(start+per, total)
-}
-
 // listCommits implements GET /projects/:id/repository/commits (rules commits.list.*).
 func (s *Server) listCommits(c *Ctx) error {
 	in := c.In()
@@ -121,7 +109,10 @@ func (s *Server) listCommits(c *Ctx) error {
 	if err != nil {
 		return gitError(err, "Reference")
 	}
-	start, end := pageWindow(c, len(oids))
+	_, _, start, end, err := c.offsetWindow(len(oids))
+	if err != nil {
+		return err
+	}
 	page := make([]*git.Commit, 0, end-start)
 	for _, oid := range oids[start:end] {
 		cm, err := rc.Repo.Commit(ctx, oid)

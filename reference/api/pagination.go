@@ -50,23 +50,11 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) erro
 			return keysetPage(c, ks, render)
 		}
 	}
-	per, err := c.perPage()
+	total := len(items)
+	page, per, start, end, err := c.offsetWindow(total)
 	if err != nil {
 		return err
 	}
-	page := c.In().IntOr("page", 1)
-	if err := c.In().Err(); err != nil {
-		return err
-	}
-	if page < 1 {
-		page = 1
-	}
-	total := len(items)
-	start := (page - 1) * per
-	if start > total || start < 0 {
-		start = total
-	}
-	end := min(start+per, total)
 	h := c.W.Header()
 	h.Set("X-Page", strconv.Itoa(page))
 	h.Set("X-Per-Page", strconv.Itoa(per))
@@ -99,6 +87,28 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) erro
 		out = append(out, render(it))
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// offsetWindow is the page the caller asked for over total items: page and
+// per_page as served, and the slice [start, end) they cover. Lists that read
+// only their page from storage (commits) use it too, so the window is computed
+// once. A page far past the end is empty; (page-1)*per_page never overflows.
+func (c *Ctx) offsetWindow(total int) (page, per, start, end int, err error) {
+	if per, err = c.perPage(); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	page = c.In().IntOr("page", 1)
+	if err = c.In().Err(); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	if page < 1 {
+		page = 1
+	}
+	start = total
+	if page-1 <= total/per {
+		start = min((page-1)*per, total)
+	}
+	return page, per, start, min(start+per, total), nil
 }
 
 // Keyset describes how one list supports keyset pagination (Limits, rules 3 and 4).

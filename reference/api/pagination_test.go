@@ -365,3 +365,20 @@ func TestCursorRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetWindowHugePage: a page number whose offset would overflow int is
+// simply past the end (an empty page), never a negative slice bound.
+func TestOffsetWindowHugePage(t *testing.T) {
+	for _, q := range []string{"page=9223372036854775807", "page=9223372036854775807&per_page=100", "page=92233720368547758&per_page=100"} {
+		r := httptest.NewRequest(http.MethodGet, "/api/v4/x?"+q, nil)
+		p, err := params.FromRequest(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Ctx{R: r, P: p}
+		_, _, start, end, err := c.offsetWindow(50)
+		if err != nil || start != 50 || end != 50 {
+			t.Errorf("%s: window [%d,%d) err %v, want the empty window at 50", q, start, end, err)
+		}
+	}
+}
