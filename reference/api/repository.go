@@ -13,8 +13,15 @@ import (
 )
 
 // Close releases what the server holds outside memory: its repositories'
-// processes and, when temporary, their directory.
-func (s *Server) Close() error { return s.repos.Close() }
+// processes and, when temporary, their directory; and the registry host when
+// the server built it.
+func (s *Server) Close() error {
+	err := s.repos.Close()
+	if s.ownRegistry {
+		err = errors.Join(err, s.registry.Close())
+	}
+	return err
+}
 
 // Repositories returns the repository storage (tests and benchmarks look inside).
 func (s *Server) Repositories() *git.Manager { return s.repos }
