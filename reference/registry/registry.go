@@ -160,6 +160,8 @@ func New(st *store.Store, opts Options) (*Registry, error) {
 		"redirect":    configuration.Parameters{"disable": true},
 	}
 	cfg.Auth = configuration.Auth{"token": authParams}
+	// The defaults distribution's configuration parser would fill in.
+	cfg.Catalog.MaxEntries, cfg.Tags.MaxTags = 1000, 1000
 	cfg.HTTP.Secret = randomSecret()
 	if opts.ExternalURL != "" {
 		cfg.HTTP.Host = strings.TrimSuffix(opts.ExternalURL, "/")
