@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net/http"
@@ -55,6 +56,9 @@ type Server struct {
 	// registry is the registry host; ownRegistry when New built it.
 	registry    *registry.Registry
 	ownRegistry bool
+	// refHooks hear of every ref a write moved (RefsMoved).
+	refHooksMu sync.Mutex
+	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
 }
 
 type route struct {
@@ -151,6 +155,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if registry.Handles(r.URL.Path) {
 		s.registry.ServeHTTP(w, r)
+		return
+	}
+	if fullPath, service, ok := gitHTTPPath(r.URL.Path); ok {
+		s.serveGitHTTP(w, r, fullPath, service)
 		return
 	}
 	// The mux would redirect an unclean path (//, /./, /../) or one missing
