@@ -786,3 +786,113 @@ var _ = Describe("GET {registry_url}/v2/_catalog", Label("area:registry", "endpo
 		Expect(api.Anonymous().Get(ctx, "!/v2/_catalog", bearer(tok))).To(HaveStatus(http.StatusUnauthorized))
 	})
 })
+
+// registryChallenge reads the Bearer challenge of a 401 from the registry host.
+func registryChallenge(r *Response) string { return r.Header.Get("WWW-Authenticate") }
+
+var _ = Describe("Registry logins of registry clients", Label("area:registry", "endpoint:registry.native.auth"), func() {
+	It("accepts the user's password", Label("rule:registry.native.auth.4"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		dev := w.Members[DeveloperLevel]
+		Expect(dev.Password).NotTo(BeEmpty())
+		image := strings.ToLower(w.Project.FullPath)
+		img := newImage([]byte("pushed with a password"), registryOld)
+		byPassword := &User{Username: dev.Username, Client: api.As(dev.Password)}
+		pushImageAs(ctx, byPassword, image, "pw", img)
+		var pulled v1.Image
+		Expect(registryClient(ctx, byPassword, func(opts ...remote.Option) (err error) {
+			pulled, err = remote.Image(imageRef(image, "pw"), opts...)
+			return err
+		})).To(Succeed())
+		want, _ := img.Digest()
+		Expect(pulled.Digest()).To(Equal(want))
+		r := api.Anonymous().Get(ctx, "!/jwt/auth", Q("service", "container_registry"), basicAuth(dev.Username, dev.Password+"-wrong"))
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+	})
+	It("lets a CI job token reach its own project's registry only", Label("rule:registry.native.auth.5"), func(ctx SpecContext) {
+		w := newBasicWorld(ctx, api)
+		j := w.Runner.Take(ctx, "s")
+		ci := &User{Username: "gitlab-ci-token", Client: api.As(j.Token)}
+		own := strings.ToLower(w.P.Project.FullPath)
+		img := newImage([]byte("pushed by a job"), registryOld)
+		pushImageAs(ctx, ci, own, "ci", img)
+		Expect((&registryWorld{Project: w.P.Project}).tagNames(ctx, (&registryWorld{Project: w.P.Project}).repoID(ctx, ""))).To(Equal([]string{"ci"}))
+		other := newRegistryWorld(ctx, "public", "enabled")
+		otherImage := strings.ToLower(other.Project.FullPath)
+		other.pushTags(ctx, "", nil, "v1")
+		Expect(registryClient(ctx, ci, func(opts ...remote.Option) error {
+			return remote.Write(imageRef(otherImage, "ci"), img, opts...)
+		})).NotTo(Succeed(), "a job token pushed to another project's registry")
+		tok := registryToken(ctx, ci, "repository:"+otherImage+":pull")
+		Expect(api.Anonymous().Get(ctx, "!/v2/"+otherImage+"/manifests/v1", bearer(tok))).To(HaveStatus(http.StatusUnauthorized))
+	})
+	It("grants only what the role allows", Label("rule:registry.native.auth.6"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "private")
+		image := strings.ToLower(w.Project.FullPath)
+		w.pushTags(ctx, "", nil, "v1")
+		rep := w.Members[ReporterLevel]
+		Expect(registryClient(ctx, rep, func(opts ...remote.Option) error {
+			_, err := remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).To(Succeed(), "a Reporter's pull")
+		tok := registryToken(ctx, rep, "repository:"+image+":push,pull")
+		r := api.Anonymous().Post(ctx, "!/v2/"+image+"/blobs/uploads/", bearer(tok))
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+		Expect(registryChallenge(r)).To(ContainSubstring(`error="insufficient_scope"`))
+		Expect(registryClient(ctx, w.Members[GuestLevel], func(opts ...remote.Option) error {
+			_, err := remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).NotTo(Succeed(), "a Guest pulled from a private registry")
+		pushImageAs(ctx, w.Members[DeveloperLevel], image, "dev", newImage([]byte("developer's"), registryOld))
+	})
+})
+
+var _ = Describe("GET {registry_url}/v2/<name>/manifests/<reference>", Label("area:registry", "endpoint:registry.native.manifest-get"), func() {
+	It("answers errors in the registry's envelope", Label("rule:registry.native.errors.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath)
+		w.pushTags(ctx, "", nil, "v1")
+		r := api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/v1")
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+		Expect(r.Get("errors.0.code").String()).To(Equal("UNAUTHORIZED"))
+		ch := registryChallenge(r)
+		Expect(ch).To(HavePrefix("Bearer "))
+		Expect(ch).To(ContainSubstring(`realm="` + api.Base + `/jwt/auth"`))
+		Expect(ch).To(ContainSubstring(`service="container_registry"`))
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":pull")
+		r = api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/nope", bearer(tok))
+		Expect(r).To(HaveStatus(http.StatusNotFound))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.Get("errors.0.code").String()).To(Equal("MANIFEST_UNKNOWN"))
+		Expect(r.Get("errors.0.message").String()).NotTo(BeEmpty())
+	})
+})
+
+var _ = Describe("PUT {registry_url}/v2/<name>/manifests/<reference>", Label("area:registry", "endpoint:registry.native.manifest-put"), func() {
+	It("serves what a registry client pushed, and stops serving a bulk-deleted tag", Label("rule:registry.native.client.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath) + "/app"
+		pushed := pushImage(ctx, w.Members[DeveloperLevel], image, "v1", registryOld)
+		pushImage(ctx, w.Members[DeveloperLevel], image, "keep", registryOld)
+		var pulled v1.Image
+		Expect(registryClient(ctx, w.Members[ReporterLevel], func(opts ...remote.Option) (err error) {
+			pulled, err = remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).To(Succeed())
+		Expect(pulled.Digest()).To(HaveField("String()", pushed.Digest))
+		layers, err := pulled.Layers()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(layers).To(HaveLen(1))
+		rc, err := layers[0].Compressed()
+		Expect(err).NotTo(HaveOccurred())
+		content, err := io.ReadAll(rc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(content).To(Equal(pushed.Layer))
+		id := w.repoID(ctx, "app")
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"keep", "v1"}))
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "v1"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"keep"}))
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":pull")
+		Expect(api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/v1", bearer(tok))).To(HaveStatus(http.StatusNotFound))
+	})
+})
