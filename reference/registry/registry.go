@@ -160,6 +160,10 @@ func New(st *store.Store, opts Options) (*Registry, error) {
 		"redirect":    configuration.Parameters{"disable": true},
 	}
 	cfg.Auth = configuration.Auth{"token": authParams}
+	// Layers a manifest names by URL (non-distributable layers) are not
+	// pushed; distribution refuses every URL unless told otherwise, and
+	// answers such a manifest with a 500.
+	cfg.Validation.Manifests.URLs.Allow = []string{`^https?://`}
 	// The defaults distribution's configuration parser would fill in.
 	cfg.Catalog.MaxEntries, cfg.Tags.MaxTags = 1000, 1000
 	cfg.HTTP.Secret = randomSecret()
