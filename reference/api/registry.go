@@ -248,14 +248,44 @@ func (s *Server) listRegistryRepositories(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
+	return s.listRegistryRecords(c, v, func(d *store.Data) ([]*store.RegistryRepository, error) {
+		p, err := c.registryProject(d, store.RegistryRead)
+		if err != nil {
+			return nil, err
+		}
+		return d.RegistryRepositories(p.ID), nil
+	})
+}
+
+// listGroupRegistryRepositories implements GET /groups/:id/registry/repositories
+// (rules registry.repositories.group-list.*): no tags, no tags_count.
+func (s *Server) listGroupRegistryRepositories(c *Ctx) error {
+	return s.listRegistryRecords(c, repoView{}, func(d *store.Data) ([]*store.RegistryRepository, error) {
+		g, err := c.groupOf(d, "id")
+		if err != nil {
+			return nil, err
+		}
+		var rs []*store.RegistryRepository
+		for _, p := range d.GroupProjects(g, true) {
+			if c.registryAllows(d, p, store.RegistryRead) == nil {
+				rs = append(rs, d.RegistryRepositories(p.ID)...)
+			}
+		}
+		return rs, nil
+	})
+}
+
+// listRegistryRecords answers a page of the repositories find returns under
+// the store's lock, read from the registry after it; the scheduled deletes
+// the answer shows complete (delete.1).
+func (s *Server) listRegistryRecords(c *Ctx, v repoView, find func(d *store.Data) ([]*store.RegistryRepository, error)) error {
 	var recs []registryRecord
 	var reaped func()
 	err := s.store.Write(func(d *store.Data) error {
-		p, err := c.registryProject(d, store.RegistryRead)
+		rs, err := find(d)
 		if err != nil {
 			return err
 		}
-		rs := d.RegistryRepositories(p.ID)
 		recs = registryRecords(d, rs)
 		reaped = s.reap(c, d, rs...)
 		return nil
@@ -265,34 +295,6 @@ func (s *Server) listRegistryRepositories(c *Ctx) error {
 	}
 	defer reaped()
 	return s.paginateRegistryRepositories(c, recs, v)
-}
-
-// listGroupRegistryRepositories implements GET /groups/:id/registry/repositories
-// (rules registry.repositories.group-list.*): no tags, no tags_count.
-func (s *Server) listGroupRegistryRepositories(c *Ctx) error {
-	var recs []registryRecord
-	var reaped func()
-	err := s.store.Write(func(d *store.Data) error {
-		g, err := c.groupOf(d, "id")
-		if err != nil {
-			return err
-		}
-		var rs []*store.RegistryRepository
-		for _, p := range d.GroupProjects(g, true) {
-			if c.registryAllows(d, p, store.RegistryRead) != nil {
-				continue
-			}
-			rs = append(rs, d.RegistryRepositories(p.ID)...)
-		}
-		recs = registryRecords(d, rs)
-		reaped = s.reap(c, d, rs...)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	defer reaped()
-	return s.paginateRegistryRepositories(c, recs, repoView{})
 }
 
 // getRegistryRepository implements GET /registry/repositories/:id (rules

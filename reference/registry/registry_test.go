@@ -17,6 +17,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -29,13 +30,13 @@ import (
 // world is a store with an owner (password and token), a reporter and an
 // outsider of a private project, and a registry host over it on loopback.
 type world struct {
-	st                  *store.Store
-	reg                 *Registry
-	srv                 *httptest.Server
-	host                string
-	project             *store.Project
-	owner, reporter, ci *store.User
-	jobToken            string
+	st              *store.Store
+	reg             *Registry
+	srv             *httptest.Server
+	host            string
+	project         *store.Project
+	owner, reporter *store.User
+	jobToken        string
 }
 
 const ownerToken, ownerPassword = "glpat-owner-token", "owner-password-1"
@@ -258,5 +259,46 @@ func TestRegistryHostServesRulebook(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d registry endpoints in the rulebook", n)
+	}
+}
+
+// The referrers API distribution lacks: an artifact pushed with a subject
+// gets OCI-Subject, and a registry client finds it among the subject's
+// referrers, filtered by artifact type.
+func TestReferrers(t *testing.T) {
+	w := newWorld(t, "")
+	subject := testImage(t, "subject", time.Unix(0, 0).UTC())
+	if err := remote.Write(w.ref(t, "owner/app:v1"), subject, basic("owner", ownerToken)); err != nil {
+		t.Fatal(err)
+	}
+	desc, err := partial.Descriptor(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbom := mutate.ConfigMediaType(testImage(t, "sbom", time.Unix(0, 0).UTC()), "application/vnd.example.sbom")
+	artifact := mutate.Subject(sbom, *desc).(v1.Image)
+	if err := remote.Write(w.ref(t, "owner/app:sbom"), artifact, basic("owner", ownerToken)); err != nil {
+		t.Fatal(err)
+	}
+	dgst, _ := subject.Digest()
+	ref, _ := name.NewDigest(w.host+"/owner/app@"+dgst.String(), name.Insecure)
+	idx, err := remote.Referrers(ref, basic("reporter", "reporter-pass"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := artifact.Digest()
+	if len(m.Manifests) != 1 || m.Manifests[0].Digest != want || m.Manifests[0].ArtifactType != "application/vnd.example.sbom" {
+		t.Errorf("referrers = %+v, want the artifact %s", m.Manifests, want)
+	}
+	idx, err = remote.Referrers(ref, basic("reporter", "reporter-pass"), remote.WithFilter("artifactType", "application/other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := idx.IndexManifest(); len(m.Manifests) != 0 {
+		t.Errorf("artifactType filter kept %+v", m.Manifests)
 	}
 }

@@ -24,7 +24,8 @@ func Handles(path string) bool {
 }
 
 // ServeHTTP serves {auth_url}/jwt/auth and {registry_url}/v2/...: the token
-// issuer, the platform's extras, and everything else through distribution.
+// issuer, the platform's extras and the referrers API, and everything else
+// through distribution.
 func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path == TokenPath {
 		r.serveToken(w, req)
@@ -43,16 +44,19 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.deleteTagReference(w, req, m[1], m[2])
 		return
 	}
+	if m := referrersRe.FindStringSubmatch(req.URL.Path); m != nil {
+		r.serveReferrers(w, req, m[1], m[2])
+		return
+	}
 	var match mux.RouteMatch
 	if !v2.Router().Match(req, &match) {
-		// Paths distribution does not serve (the referrers API among them)
-		// answer 404 in the registry's envelope, not gorilla's plain text.
+		// Paths distribution does not serve answer 404 in the registry's envelope, not gorilla's plain text.
 		w.Header().Set("Docker-Distribution-API-Version", "registry/2.0")
 		serveError(w, errcode.ErrorCodeUnsupported.WithMessage("the registry does not serve this path").WithDetail(nil), http.StatusNotFound)
 		return
 	}
 	if m := manifestRe.FindStringSubmatch(req.URL.Path); m != nil && req.Method == http.MethodPut {
-		w = &pushRecorder{ResponseWriter: w, registry: r, image: m[1]}
+		w = &pushRecorder{ResponseWriter: w, registry: r, image: m[1], subject: manifestSubject(req)}
 	}
 	r.app.ServeHTTP(w, req)
 }
@@ -71,12 +75,16 @@ type pushRecorder struct {
 	http.ResponseWriter
 	registry *Registry
 	image    string
+	subject  string // the manifest's subject, answered in OCI-Subject
 	done     bool
 }
 
 func (p *pushRecorder) WriteHeader(status int) {
 	if status == http.StatusCreated && !p.done {
 		p.done = true
+		if p.subject != "" {
+			p.Header().Set("OCI-Subject", p.subject)
+		}
 		p.registry.store.Write(func(d *store.Data) error {
 			if proj, name := d.ImageProject(p.image); proj != nil {
 				d.RecordRegistryRepository(proj, name)

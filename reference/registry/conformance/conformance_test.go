@@ -21,19 +21,18 @@ import (
 	"v4cert/reference"
 )
 
-// distributionAlone is what the same test (854 tests in its default
+// distributionAlonePassed is what the same test (852 tests in its default
 // configuration) passes against distribution v3.1.2 with no authentication:
 // it fails 94 (sha512 content, the referrers API and OCI-Subject,
 // non-distributable layers, the tag list after an index push) and skips 16.
+// The reference passes 774 of 862 (the referrers API and layer URLs on top).
 const distributionAlonePassed = 742
 
 // knownFailures are the tests the reference may still fail, and why.
 var knownFailures = []struct{ contains, why string }{
 	{"/sha512", "distribution v3.1.2 stores sha256 content only"},
-	{"/referrers", "distribution v3.1.2 has no referrers API"},
-	{"-subject/", "distribution v3.1.2 answers no OCI-Subject header"},
-	{"index/tag-list", "distribution v3.1.2's tag list after an index push"},
-	{"index-with-subject/", "an index with a subject needs the referrers API"},
+	{"index/tag-list", "distribution v3.1.2's tag list right after an index push"},
+	{"index-with-subject/tag-list", "distribution v3.1.2's tag list right after an index push"},
 }
 
 type junitCase struct {
@@ -94,7 +93,13 @@ func TestOCIConformance(t *testing.T) {
 		}
 		known := false
 		for _, k := range knownFailures {
-			known = known || strings.Contains(c.Name, k.contains)
+			if strings.Contains(c.Name, k.contains) {
+				known = true
+				if k.contains != "/sha512" {
+					t.Logf("known failure (%s): %s", k.why, c.Name)
+				}
+				break
+			}
 		}
 		if !known {
 			unexpected = append(unexpected, c.Name)
