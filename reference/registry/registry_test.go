@@ -41,7 +41,7 @@ type world struct {
 
 const ownerToken, ownerPassword = "glpat-owner-token", "owner-password-1"
 
-func newWorld(t *testing.T, root string) *world {
+func newWorld(t testing.TB, root string) *world {
 	t.Helper()
 	w := &world{st: store.New(func() time.Time { return store.FixedTime })}
 	err := w.st.Write(func(d *store.Data) error {
@@ -92,7 +92,7 @@ func (w *world) ref(t *testing.T, image string) name.Reference {
 	return ref
 }
 
-func testImage(t *testing.T, layer string, created time.Time) v1.Image {
+func testImage(t testing.TB, layer string, created time.Time) v1.Image {
 	t.Helper()
 	img, err := mutate.AppendLayers(empty.Image, static.NewLayer([]byte(layer), types.OCILayer))
 	if err != nil {
