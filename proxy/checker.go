@@ -185,6 +185,9 @@ func (c *Checker) checkBody(r *report, e *specs.Endpoint, body []byte) int {
 			return -1
 		}
 		schema = "error"
+		if e != nil {
+			schema = e.ErrorSchema() // the registry host's envelope on /v2 and /jwt/auth
+		}
 	case e != nil && ex.Status == e.Status && e.Schema != "":
 		schema, array = variant(e.Schema, ex.RawQuery), e.Array
 	default:

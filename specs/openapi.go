@@ -206,7 +206,7 @@ func responses(e *Endpoint, components map[string]any) map[string]any {
 	for _, st := range e.Statuses {
 		r := map[string]any{"description": http.StatusText(st)}
 		if st >= 400 {
-			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/error"}}}
+			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + e.ErrorSchema()}}}
 		}
 		out[strconv.Itoa(st)] = r
 	}

@@ -302,6 +302,16 @@ func splitPath(p string) []string {
 // UnderAPI reports whether the endpoint lives under {base_url}/api/v4.
 func (e *Endpoint) UnderAPI() bool { return e.Base == "" || e.Base == "api" }
 
+// ErrorSchema names the schema of the endpoint's error bodies: the registry
+// protocol's envelope for the token issuer and the registry host, the API's
+// error shape (Errors rules 2 to 6) for the rest.
+func (e *Endpoint) ErrorSchema() string {
+	if e.UnderAPI() {
+		return "error"
+	}
+	return "registry_error"
+}
+
 // Prefix is what precedes Path on the wire: /api/v4 for the API, nothing for
 // the token issuer and the registry host, whose paths are absolute.
 func (e *Endpoint) Prefix() string {

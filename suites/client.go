@@ -277,6 +277,9 @@ func validateBody(r *Response) error {
 		if !strings.HasPrefix(ct, "application/json") {
 			return fmt.Errorf("error answer has Content-Type %q, want application/json", ct)
 		}
+		if r.Endpoint != nil {
+			return schemas.Validate(r.Endpoint.ErrorSchema(), r.Body)
+		}
 		return schemas.Validate("error", r.Body)
 	}
 	e := r.Endpoint
