@@ -33,9 +33,10 @@ vet: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the platform's Go client against the reference
+unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the platform's Go client against the reference, go-vcr v4 replaying recorded cassettes
 	$(GO) test -count=1 $(PKGS)
 	cd reference/clients/go && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd proxy/vcr4test && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out

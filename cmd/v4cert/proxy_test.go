@@ -132,4 +132,64 @@ func TestValidateExitStatus(t *testing.T) {
 	if got := validate([]string{filepath.Join(dir, "missing.yaml")}); got != 1 {
 		t.Errorf("missing cassette: exit %d", got)
 	}
+	// Files that are not cassettes, and a cassette with nothing in it, must
+	// never pass as a clean recording.
+	for name, content := range map[string]string{
+		"empty.yaml":      "",
+		"blank.yaml":      "\n  \n",
+		"object.json":     `{"interactions": []}`,
+		"array.json":      `[{"request": {}}]`,
+		"version3.yaml":   "---\nversion: 3\ninteractions: []\n",
+		"noexchange.yaml": "---\nversion: 2\ninteractions: []\n",
+		"nourl.yaml":      "---\nversion: 1\ninteractions:\n- request: {method: GET}\n  response: {code: 200}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := validate([]string{path}); got != 1 {
+			t.Errorf("%s: exit %d, want 1", name, got)
+		}
+	}
+	// Format 2 (go-vcr v3 and v4) is read like format 1.
+	v2 := filepath.Join(dir, "v2.yaml")
+	data, _ := os.ReadFile(clean)
+	os.WriteFile(v2, []byte(strings.Replace(strings.Replace(string(data), "version: 1", "version: 2", 1), "- request:", "- id: 0\n  request:", 1)), 0o644)
+	if got := validate([]string{v2}); got != 0 {
+		t.Errorf("format 2 cassette: exit %d", got)
+	}
+}
+
+func TestNoTrafficWarning(t *testing.T) {
+	w := noTrafficWarning("http://127.0.0.1:8081", proxy.ModeRecord)
+	for _, want := range []string{"no traffic", "cassette records nothing", "HTTP_PROXY", "reverse mode", "http://127.0.0.1:8081"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}
+
+// TestProxyWarnsWithoutTraffic: a proxy stopped before any request reached
+// it says so at exit, and how to reach it.
+func TestProxyWarnsWithoutTraffic(t *testing.T) {
+	args := []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--mode", "validate", "--quiet"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
+	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stderr)
+	if _, err := lines.ReadString('\n'); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("no start line: %v", err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(lines)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v\n%s", err, rest)
+	}
+	if !strings.Contains(string(rest), "warning: no traffic reached the proxy") {
+		t.Errorf("no warning at exit:\n%s", rest)
+	}
 }
