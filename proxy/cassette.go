@@ -407,9 +407,7 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 // RedactURLCollect is RedactURL that also reports the hidden values.
 func RedactURLCollect(raw string, found *[]string) string {
 	s := raw
-	for _, m := range credentialURL.FindAllStringSubmatch(s, -1) {
-		*found = append(*found, m[2])
-	}
+	secretsIn(s, found)
 	s = redactCredentialsIn(s)
 	q := strings.IndexByte(s, '?')
 	if q < 0 {

@@ -580,14 +580,17 @@ func (p *Proxy) report(vs []Violation) {
 				p.writeErr = err
 			}
 		}
+		if p.opts.OnViolation != nil {
+			p.opts.OnViolation(v)
+		}
+		if v.Severity == SeverityInfo {
+			continue // the server's deprecations: in the violations file and the summary, not in verdicts
+		}
 		if len(p.kept) < p.opts.MaxKept {
 			p.kept = append(p.kept, v)
 		}
 		if len(p.fresh) < p.opts.MaxKept {
 			p.fresh = append(p.fresh, v)
-		}
-		if p.opts.OnViolation != nil {
-			p.opts.OnViolation(v)
 		}
 	}
 	if p.vout != nil && len(p.checkQ) == 0 {
@@ -638,7 +641,8 @@ func (p *Proxy) Flush() {
 }
 
 // Drain waits for the exchanges completed so far and returns the findings
-// made since the previous Drain.
+// made since the previous Drain (information aside: it goes to the
+// violations file, OnViolation and the summary only).
 func (p *Proxy) Drain() []Violation {
 	p.Flush()
 	p.vmu.Lock()

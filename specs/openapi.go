@@ -3,17 +3,58 @@ package specs
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 )
 
+// DefaultBaseURL is the default of the exported document's server variables:
+// where `v4cert serve` listens unless told otherwise, so a mock or a
+// generated client works against a local reference out of the box.
+const DefaultBaseURL = "http://127.0.0.1:8080"
+
+// PaginationHeaders are the response headers of every paginated list
+// (Limits 2), in the order the export declares them.
+var PaginationHeaders = []string{"X-Total", "X-Total-Pages", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "Link"}
+
+// OpenAPIFromFS is OpenAPI with the schema documents read from the *.json
+// files at the root of fsys (such as schemas.FS()).
+func (b *Rulebook) OpenAPIFromFS(version string, fsys fs.FS) ([]byte, error) {
+	names, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string][]byte{}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		docs[strings.TrimSuffix(name, ".json")] = data
+	}
+	return b.OpenAPI(version, docs)
+}
+
 // OpenAPI exports the rulebook as an OpenAPI 3.1 document, so tools of the
 // wider ecosystem (mock servers, client generators, linters) can use it.
 // schemaDocs maps schema names (without .json) to their JSON Schema documents;
 // their file references are rewritten to components. Each operation lists its
 // rule IDs under x-v4cert-rules.
+//
+// Everything is derived from the rulebook's data, so a new area exports
+// without a change here. What the export adds for the tools' sake:
+//   - servers with a base_url variable (paths are relative to {base_url}/api/v4;
+//     the token issuer's and registry host's paths carry their own servers);
+//   - a security scheme for each way the spec sends a credential
+//     (Authentication 1, 2 and 4);
+//   - the pagination headers (Limits 2) on the success answer of every
+//     paginated operation, and its page, per_page (and pagination) parameters
+//     where the rulebook leaves them implicit;
+//   - a $ref that has sibling keywords becomes an allOf of the $ref beside
+//     them: JSON Schema 2020-12 means the same, and tools that still replace a
+//     $ref by its target (mock servers among them) then lose nothing.
 func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte, error) {
 	components := map[string]any{}
 	for name, raw := range schemaDocs {
@@ -23,91 +64,217 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 		}
 		components[name] = rewriteRefs(doc, name)
 	}
+	if _, ok := components["error"]; !ok {
+		components["error"] = map[string]any{"type": "object"}
+	}
 	paths := map[string]map[string]any{}
+	areas := map[string]int{}
 	for _, e := range b.Endpoints {
-		p := e.Prefix() + strings.TrimSuffix(e.Pattern(), "/{$}")
-		if strings.HasSuffix(e.Path, "/") {
-			p += "/"
-		}
+		p := e.openAPIPath()
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
+			if !e.UnderAPI() {
+				paths[p]["servers"] = hostServers(e.Base)
+			}
 		}
-		op, err := b.operation(e, components)
-		if err != nil {
-			return nil, err
-		}
-		paths[p][strings.ToLower(e.Method)] = op
+		paths[p][strings.ToLower(e.Method)] = b.operation(e)
+		areas[e.Area]++
 	}
-	components["error"] = componentOr(components, "error", map[string]any{"type": "object"})
+	var tags []any
+	for _, area := range sortedKeys(areas) {
+		tags = append(tags, map[string]any{"name": area,
+			"description": fmt.Sprintf("The %s area of the spec: %d endpoints, %d rules in the v4cert rulebook.", area, areas[area], b.rulesIn(area))})
+	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       "Development Platform REST API v4 (v4cert rulebook)",
-			"version":     version,
-			"description": "Generated from the v4cert rulebook " + b.Digest + ". Provisioning operations carry x-v4cert-provisioning: true.",
+			"title":   "Development Platform REST API v4 (v4cert rulebook)",
+			"version": version,
+			"description": "Generated from the v4cert rulebook " + b.Digest + ". Each operationId is a rulebook endpoint ID; " +
+				"x-v4cert-rules lists the rules of each operation; provisioning operations (outside the certified surface) carry x-v4cert-provisioning: true.",
 		},
+		"servers": []any{map[string]any{
+			"url":         "{base_url}/api/v4",
+			"description": "The implementation under test; every path of the API lives under /api/v4 (Versioning 1).",
+			"variables":   map[string]any{"base_url": map[string]any{"default": DefaultBaseURL, "description": "scheme://host[:port] of the implementation"}},
+		}},
+		"tags":  tags,
 		"paths": paths,
 		"components": map[string]any{
-			"schemas": components,
-			"securitySchemes": map[string]any{
-				"privateToken": map[string]any{"type": "apiKey", "in": "header", "name": "PRIVATE-TOKEN"},
-				"jobToken":     map[string]any{"type": "apiKey", "in": "header", "name": "JOB-TOKEN"},
-			},
+			"schemas":         components,
+			"securitySchemes": securitySchemes(),
+			"headers":         paginationHeaderComponents(),
+			"parameters":      paginationParameterComponents(),
 		},
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
 
-func componentOr(c map[string]any, name string, def any) any {
-	if v, ok := c[name]; ok {
-		return v
+// openAPIPath is the endpoint's path in OpenAPI's syntax: {name} for each
+// placeholder, relative to its server (the API's paths to /api/v4).
+func (e *Endpoint) openAPIPath() string {
+	segs := make([]string, len(e.segments))
+	for i, s := range e.segments {
+		if isPlaceholder(s) {
+			s = "{" + s[1:] + "}"
+		}
+		segs[i] = s
 	}
-	return def
+	p := "/" + strings.Join(segs, "/")
+	if strings.HasSuffix(e.Path, "/") && len(segs) > 0 {
+		p += "/"
+	}
+	return p
 }
 
-func (b *Rulebook) operation(e *Endpoint, components map[string]any) (map[string]any, error) {
-	var params []any
-	for _, seg := range e.segments {
-		if strings.HasPrefix(seg, ":") {
-			params = append(params, map[string]any{"name": seg[1:], "in": "path", "required": true,
-				"description": "an integer ID, or a URL-encoded path", "schema": map[string]any{"type": "string"}})
+func isPlaceholder(seg string) bool {
+	return strings.HasPrefix(seg, ":") || strings.HasPrefix(seg, "*")
+}
+
+// hostServers are the servers of the token issuer ({auth_url}) and the
+// registry host ({registry_url}), which the spec places outside /api/v4.
+func hostServers(base string) []any {
+	name, what := "registry_url", "the registry host"
+	if base == "auth" {
+		name, what = "auth_url", "the registry's token issuer"
+	}
+	return []any{map[string]any{
+		"url":         "{" + name + "}",
+		"description": what + " (Container registry, registry-native endpoints)",
+		"variables":   map[string]any{name: map[string]any{"default": DefaultBaseURL, "description": "scheme://host[:port] of " + what}},
+	}}
+}
+
+func securitySchemes() map[string]any {
+	return map[string]any{
+		"privateToken": map[string]any{"type": "apiKey", "in": "header", "name": "PRIVATE-TOKEN",
+			"description": "A personal or project access token (Authentication 1)."},
+		"privateTokenQuery": map[string]any{"type": "apiKey", "in": "query", "name": "private_token",
+			"description": "An access token in the query, as the platform also accepts."},
+		"bearer": map[string]any{"type": "http", "scheme": "bearer",
+			"description": "An access token as Authorization: Bearer; on the job-token endpoints also a CI job token (Authentication 2)."},
+		"jobToken": map[string]any{"type": "apiKey", "in": "header", "name": "JOB-TOKEN",
+			"description": "A CI job token (Authentication 2), on the endpoints that accept one."},
+		"jobTokenQuery": map[string]any{"type": "apiKey", "in": "query", "name": "job_token",
+			"description": "A CI job token in the query (Authentication 2)."},
+		"registryBasic": map[string]any{"type": "http", "scheme": "basic",
+			"description": "HTTP basic credentials of the registry user: a username and an access token (Authentication 4)."},
+		"registryBearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+			"description": "A short-lived registry token from {auth_url}/jwt/auth (Authentication 4)."},
+	}
+}
+
+func paginationHeaderComponents() map[string]any {
+	integer := func(desc string) map[string]any {
+		return map[string]any{"description": desc, "schema": map[string]any{"type": "integer", "minimum": 0}}
+	}
+	page := func(desc string) map[string]any {
+		// Empty on the last (first) page, so not an integer there.
+		return map[string]any{"description": desc, "schema": map[string]any{"type": "string", "pattern": "^[0-9]*$"}}
+	}
+	return map[string]any{
+		"X-Total":       integer("Number of items in the list; omitted when it exceeds 10,000 (Limits 2)."),
+		"X-Total-Pages": integer("Number of pages; omitted when the list exceeds 10,000 items (Limits 2)."),
+		"X-Page":        integer("This page's number."),
+		"X-Per-Page":    integer("Items per page (at most 100)."),
+		"X-Next-Page":   page("The next page's number; empty on the last page."),
+		"X-Prev-Page":   page("The previous page's number; empty on the first page."),
+		"Link": map[string]any{"description": "RFC 8288 links with rel prev, next, first and last (rel last omitted beyond 10,000 items; keyset pagination gives rel next only). Clients follow these links.",
+			"schema": map[string]any{"type": "string"}},
+	}
+}
+
+func paginationParameterComponents() map[string]any {
+	return map[string]any{
+		"page": map[string]any{"name": "page", "in": "query", "description": "Page number (Limits 1).",
+			"schema": map[string]any{"type": "integer", "minimum": 1, "default": 1}},
+		"per_page": map[string]any{"name": "per_page", "in": "query", "description": "Items per page, at most 100 (Limits 1).",
+			"schema": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
+		"pagination": map[string]any{"name": "pagination", "in": "query", "description": "keyset selects keyset pagination (Limits 3); follow the Link header's rel next.",
+			"schema": map[string]any{"type": "string", "enum": []string{"keyset"}}},
+	}
+}
+
+func (b *Rulebook) rulesIn(area string) int {
+	n := 0
+	for _, r := range b.Rules {
+		if r.Area == area {
+			n++
 		}
 	}
+	return n
+}
+
+// paginated reports whether the endpoint answers a paginated list.
+func (e *Endpoint) paginated() bool { return e.Pagination == "offset" || e.Pagination == "keyset" }
+
+func (b *Rulebook) operation(e *Endpoint) map[string]any {
+	var params []any
 	inPath := map[string]bool{}
 	for _, seg := range e.segments {
-		if strings.HasPrefix(seg, ":") {
-			inPath[seg[1:]] = true
+		if !isPlaceholder(seg) {
+			continue
 		}
+		name := seg[1:]
+		inPath[name] = true
+		params = append(params, pathParam(e, seg))
 	}
+	inQuery := e.Method == http.MethodGet || e.Method == http.MethodHead || e.Method == http.MethodDelete
 	props := map[string]any{}
 	var required []string
+	hasFile := false
 	for _, p := range e.Params {
 		if inPath[p.Name] {
 			continue
 		}
 		s := paramSchema(p)
-		if e.Method == http.MethodGet || e.Method == http.MethodHead || e.Method == http.MethodDelete {
-			q := map[string]any{"name": p.Name, "in": "query", "required": p.Required, "schema": s}
+		if inQuery {
+			q := map[string]any{"name": p.Name, "in": "query", "schema": s}
+			if p.Required {
+				q["required"] = true
+			}
 			if p.Type == "array" {
 				q["name"] = p.Name + "[]"
 			}
 			if p.Type == "hash" {
 				q["style"], q["explode"] = "deepObject", true
 			}
+			if p.Deprecated {
+				q["deprecated"] = true
+			}
+			if d, ok := s["description"]; ok {
+				q["description"] = d
+			}
 			params = append(params, q)
 			continue
 		}
+		if p.Deprecated {
+			s["deprecated"] = true
+		}
+		hasFile = hasFile || p.Type == "file"
 		props[p.Name] = s
 		if p.Required {
 			required = append(required, p.Name)
+		}
+	}
+	if e.paginated() && inQuery {
+		names := []string{"page", "per_page"}
+		if e.Pagination == "keyset" {
+			names = append(names, "pagination")
+		}
+		for _, n := range names {
+			if e.Param(n) == nil {
+				params = append(params, map[string]any{"$ref": "#/components/parameters/" + n})
+			}
 		}
 	}
 	op := map[string]any{
 		"operationId": e.ID,
 		"tags":        []string{e.Area},
 		"summary":     e.Method + " " + e.Path,
+		"description": b.describe(e),
 		"security":    security(e),
-		"responses":   responses(e, components),
+		"responses":   responses(e),
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -118,10 +285,18 @@ func (b *Rulebook) operation(e *Endpoint, components map[string]any) (map[string
 			sort.Strings(required)
 			body["required"] = required
 		}
-		op["requestBody"] = map[string]any{"content": map[string]any{
+		content := map[string]any{
 			"application/json":                  map[string]any{"schema": body},
 			"application/x-www-form-urlencoded": map[string]any{"schema": body},
-		}}
+		}
+		if hasFile {
+			content["multipart/form-data"] = map[string]any{"schema": body}
+		}
+		rb := map[string]any{"content": content}
+		if len(required) > 0 {
+			rb["required"] = true
+		}
+		op["requestBody"] = rb
 	}
 	var rules []string
 	for _, r := range b.RulesOf(e.ID) {
@@ -133,19 +308,72 @@ func (b *Rulebook) operation(e *Endpoint, components map[string]any) (map[string
 	if e.Provisioning {
 		op["x-v4cert-provisioning"] = true
 	}
-	if e.Pagination != "" && e.Pagination != "none" {
+	if e.paginated() {
 		op["x-v4cert-pagination"] = e.Pagination
 	}
 	if e.Deprecated {
 		op["deprecated"] = true
 	}
-	return op, nil
+	return op
+}
+
+// describe is an operation's description: who may call it and what the
+// spec says about it, rule by rule.
+func (b *Rulebook) describe(e *Endpoint) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Caller: %s.", e.Who)
+	if e.Provisioning {
+		sb.WriteString(" Provisioning (the platform's own shape, outside the certified surface).")
+	}
+	for _, r := range b.RulesOf(e.ID) {
+		fmt.Fprintf(&sb, "\n\n- `%s`: %s", r.ID, r.Says)
+	}
+	return sb.String()
+}
+
+// pathParam declares one placeholder of the path. `:id` of a project or
+// group is an integer ID or the URL-encoded full path (Endpoints 2); other
+// placeholders take the type the rulebook gives them; `*name` (an image name
+// on the registry host) spans one or more segments, which OpenAPI's path
+// templates cannot say, so its description does.
+func pathParam(e *Endpoint, seg string) map[string]any {
+	name := seg[1:]
+	s := map[string]any{"type": "string"}
+	desc := "a value of " + name
+	switch {
+	case strings.HasPrefix(seg, "*"):
+		desc = "one or more path segments, not encoded (an image name such as group/project/image)"
+	case name == "id" && e.UnderAPI():
+		desc = "an integer ID, or a URL-encoded full path (`/` as `%2F`)"
+	default:
+		if p := e.Param(name); p != nil {
+			s = paramSchema(*p)
+			if d, ok := s["description"].(string); ok {
+				desc = d
+			}
+			delete(s, "description")
+		}
+		if strings.HasSuffix(name, "_path") || name == "branch" || name == "tag_name" || name == "sha" {
+			desc = "URL-encoded when it contains `/` (Endpoints 2)"
+		}
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "description": desc, "schema": s}
 }
 
 func security(e *Endpoint) []any {
-	s := []any{map[string]any{"privateToken": []string{}}}
+	switch e.Base {
+	case "auth":
+		return []any{map[string]any{"registryBasic": []string{}}}
+	case "registry":
+		return []any{map[string]any{"registryBearer": []string{}}}
+	}
+	s := []any{
+		map[string]any{"privateToken": []string{}},
+		map[string]any{"privateTokenQuery": []string{}},
+		map[string]any{"bearer": []string{}},
+	}
 	if e.JobToken {
-		s = append(s, map[string]any{"jobToken": []string{}})
+		s = append(s, map[string]any{"jobToken": []string{}}, map[string]any{"jobTokenQuery": []string{}})
 	}
 	if e.Who == "anonymous" {
 		s = append(s, map[string]any{})
@@ -174,7 +402,12 @@ func paramSchema(p Param) map[string]any {
 		s = map[string]any{"type": "string"}
 	}
 	if len(p.Values) > 0 {
-		s["enum"] = p.Values
+		if p.Type == "array" {
+			// The allowed values are those of each element (scope[]=failed&scope[]=success).
+			s["items"] = map[string]any{"type": "string", "enum": p.Values}
+		} else {
+			s["enum"] = p.Values
+		}
 	}
 	if p.Default != nil {
 		s["default"] = p.Default
@@ -186,26 +419,43 @@ func paramSchema(p Param) map[string]any {
 	if p.Paid {
 		notes = append(notes, "paid tier")
 	}
+	if p.Deprecated {
+		note := "deprecated"
+		if p.ReplacedBy != "" {
+			note += ", use " + p.ReplacedBy
+		}
+		notes = append(notes, note)
+	}
+	if len(p.DeprecatedValues) > 0 {
+		notes = append(notes, "deprecated values: "+strings.Join(p.DeprecatedValues, ", "))
+	}
 	if len(notes) > 0 {
 		s["description"] = strings.Join(notes, "; ")
 	}
 	return s
 }
 
-func responses(e *Endpoint, components map[string]any) map[string]any {
+func responses(e *Endpoint) map[string]any {
 	out := map[string]any{}
 	ok := map[string]any{"description": http.StatusText(e.Status)}
-	if e.Schema != "" {
+	if e.Schema != "" && e.Method != http.MethodHead {
 		var s any = map[string]any{"$ref": "#/components/schemas/" + e.Schema}
 		if e.Array {
 			s = map[string]any{"type": "array", "items": s}
 		}
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": s}}
 	}
+	if e.paginated() {
+		h := map[string]any{}
+		for _, name := range PaginationHeaders {
+			h[name] = map[string]any{"$ref": "#/components/headers/" + name}
+		}
+		ok["headers"] = h
+	}
 	out[strconv.Itoa(e.Status)] = ok
 	for _, st := range e.Statuses {
-		r := map[string]any{"description": http.StatusText(st)}
-		if st >= 400 {
+		r := map[string]any{"description": statusDescription(st)}
+		if st >= 400 && e.Method != http.MethodHead && e.UnderAPI() {
 			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/error"}}}
 		}
 		out[strconv.Itoa(st)] = r
@@ -213,9 +463,17 @@ func responses(e *Endpoint, components map[string]any) map[string]any {
 	return out
 }
 
+func statusDescription(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return t
+	}
+	return "Status " + strconv.Itoa(code)
+}
+
 // rewriteRefs turns references of the schema named self — to other files
 // ("user.json", "user.json#/properties/state") or within itself ("#/$defs/x") — into component
-// references, and drops the per-file $id and $schema that components must not carry.
+// references, drops the per-file $id and $schema that components must not
+// carry, and moves a $ref that has sibling keywords into an allOf beside them.
 func rewriteRefs(v any, self string) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -229,6 +487,11 @@ func rewriteRefs(v any, self string) any {
 				}
 			}
 			x[k] = rewriteRefs(val, self)
+		}
+		if ref, ok := x["$ref"]; ok && len(x) > 1 {
+			delete(x, "$ref")
+			all, _ := x["allOf"].([]any)
+			x["allOf"] = append([]any{map[string]any{"$ref": ref}}, all...)
 		}
 		return x
 	case []any:
@@ -246,4 +509,13 @@ func componentRef(ref, self string) string {
 	}
 	file = strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], ".json")
 	return "#/components/schemas/" + file + frag
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -44,6 +44,12 @@ requests in flight finish, writes out the cassette, the findings and the summary
 (which endpoints and statuses the traffic covered), then exits: 0 when no
 finding is an error, 1 otherwise.
 
+Findings are sorted by whose doing they are: error (the implementation broke
+the spec), warning (the client sent something deprecated, or called an endpoint
+the rulebook does not know), info (the implementation answered a field the spec
+deprecates, as the spec's own answers do) and harness (v4cert's own checks
+disagreed: a v4cert defect, which fails the run).
+
 Flags:
 `
 
@@ -168,7 +174,7 @@ func finishProxy(s proxy.Summary, err error, vfile *os.File, summary string, out
 		fmt.Fprintln(out, "v4cert proxy:", err)
 		status = 1
 	}
-	if s.Errors > 0 {
+	if s.Errors > 0 || s.Harness > 0 {
 		status = 1
 	}
 	return status
