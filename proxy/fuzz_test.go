@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"v4cert/reports"
 	"v4cert/schemas"
@@ -74,8 +75,8 @@ func FuzzRedactJSON(f *testing.F) {
 		f.Add(seed[0], seed[1], seed[2])
 	}
 	f.Fuzz(func(t *testing.T, name, value, other string) {
-		if name == "note" {
-			t.Skip("one member per name")
+		if name == "note" || !utf8.ValidString(name+value+other) {
+			t.Skip("one member per name, and text JSON can carry")
 		}
 		nameJSON, _ := json.Marshal(name)
 		valueJSON, _ := json.Marshal(value)

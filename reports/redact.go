@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"sort"
@@ -16,9 +17,10 @@ const Redacted = specs.Redacted
 
 var (
 	// "key": "value" pairs in JSON text, complete or truncated bodies alike.
-	jsonPair = regexp.MustCompile(`"([A-Za-z0-9_\[\]-]+)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+	// Any member name, as the cassette's redaction reads them (user[password], "api key").
+	jsonPair = regexp.MustCompile(`"((?:[^"\\]|\\.)+)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
 	// The same pairs inside a quoted Go string, as Gomega prints bodies: \"key\": \"value\".
-	escapedJSONPair = regexp.MustCompile(`\\"([A-Za-z0-9_\[\]-]+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
+	escapedJSONPair = regexp.MustCompile(`\\"((?:[^"\\]|\\[^"])+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
 	// name=value pairs in query strings and form bodies.
 	formPair = regexp.MustCompile(`(^|[?&\s])([A-Za-z0-9_%\[\]-]+)=([^&\s#"]*)`)
 )
@@ -53,7 +55,7 @@ func (r *Redactor) Text(s string) string {
 	}
 	s = jsonPair.ReplaceAllStringFunc(s, func(m string) string {
 		sub := jsonPair.FindStringSubmatch(m)
-		if !specs.IsSecretName(sub[1]) || !specs.IsSecretValue(sub[1], sub[3]) {
+		if name := jsonText(sub[1]); !specs.IsSecretName(name) || !specs.IsSecretValue(name, jsonText(sub[3])) {
 			return m
 		}
 		return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
@@ -78,6 +80,16 @@ func (r *Redactor) Text(s string) string {
 		return sub[1] + sub[2] + "=" + Redacted
 	})
 	return specs.RedactText(s)
+}
+
+// jsonText decodes the content of a JSON string (escapes and all); text
+// that does not decode, such as a truncated body's, stays as it is.
+func jsonText(raw string) string {
+	var s string
+	if json.Unmarshal([]byte(`"`+raw+`"`), &s) != nil {
+		return raw
+	}
+	return s
 }
 
 // Header redacts one header value by its name, then as text.

@@ -69,6 +69,7 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 	}
 	paths := map[string]map[string]any{}
 	areas := map[string]int{}
+	usedParams := map[string]bool{}
 	for _, e := range b.Endpoints {
 		p := e.openAPIPath()
 		if paths[p] == nil {
@@ -77,7 +78,7 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 				paths[p]["servers"] = hostServers(e.Base)
 			}
 		}
-		paths[p][strings.ToLower(e.Method)] = b.operation(e)
+		paths[p][strings.ToLower(e.Method)] = b.operation(e, usedParams)
 		areas[e.Area]++
 	}
 	var tags []any
@@ -104,7 +105,7 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 			"schemas":         components,
 			"securitySchemes": securitySchemes(),
 			"headers":         paginationHeaderComponents(),
-			"parameters":      paginationParameterComponents(),
+			"parameters":      paginationParameterComponents(usedParams),
 		},
 	}
 	return json.MarshalIndent(doc, "", "  ")
@@ -184,8 +185,8 @@ func paginationHeaderComponents() map[string]any {
 	}
 }
 
-func paginationParameterComponents() map[string]any {
-	return map[string]any{
+func paginationParameterComponents(used map[string]bool) map[string]any {
+	all := map[string]any{
 		"page": map[string]any{"name": "page", "in": "query", "description": "Page number (Limits 1).",
 			"schema": map[string]any{"type": "integer", "minimum": 1, "default": 1}},
 		"per_page": map[string]any{"name": "per_page", "in": "query", "description": "Items per page, at most 100 (Limits 1).",
@@ -193,6 +194,11 @@ func paginationParameterComponents() map[string]any {
 		"pagination": map[string]any{"name": "pagination", "in": "query", "description": "keyset selects keyset pagination (Limits 3); follow the Link header's rel next.",
 			"schema": map[string]any{"type": "string", "enum": []string{"keyset"}}},
 	}
+	out := map[string]any{}
+	for name := range used {
+		out[name] = all[name]
+	}
+	return out
 }
 
 func (b *Rulebook) rulesIn(area string) int {
@@ -208,7 +214,7 @@ func (b *Rulebook) rulesIn(area string) int {
 // paginated reports whether the endpoint answers a paginated list.
 func (e *Endpoint) paginated() bool { return e.Pagination == "offset" || e.Pagination == "keyset" }
 
-func (b *Rulebook) operation(e *Endpoint) map[string]any {
+func (b *Rulebook) operation(e *Endpoint, usedParams map[string]bool) map[string]any {
 	var params []any
 	inPath := map[string]bool{}
 	for _, seg := range e.segments {
@@ -265,6 +271,7 @@ func (b *Rulebook) operation(e *Endpoint) map[string]any {
 		for _, n := range names {
 			if e.Param(n) == nil {
 				params = append(params, map[string]any{"$ref": "#/components/parameters/" + n})
+				usedParams[n] = true
 			}
 		}
 	}
@@ -440,6 +447,17 @@ func responses(e *Endpoint) map[string]any {
 	ok := map[string]any{"description": http.StatusText(e.Status)}
 	if e.Schema != "" && e.Method != http.MethodHead {
 		var s any = map[string]any{"$ref": "#/components/schemas/" + e.Schema}
+		if len(e.Variants) > 0 {
+			// Either shape may come back; which one the request selects is
+			// in the description (the first is what mocks answer).
+			alts := []any{s}
+			notes := []string{e.Schema}
+			for _, v := range e.Variants {
+				alts = append(alts, map[string]any{"$ref": "#/components/schemas/" + v.Schema})
+				notes = append(notes, v.Schema+" with "+v.Param+"="+v.Value)
+			}
+			s = map[string]any{"anyOf": alts, "description": strings.Join(notes, "; ")}
+		}
 		if e.Array {
 			s = map[string]any{"type": "array", "items": s}
 		}
@@ -488,6 +506,23 @@ func rewriteRefs(v any, self string) any {
 			}
 			x[k] = rewriteRefs(val, self)
 		}
+		// A member whose name is a keyword may be declared as an exact
+		// pattern (^properties$); tools that read required against
+		// properties then miss it, so it becomes a property again.
+		if pp, ok := x["patternProperties"].(map[string]any); ok {
+			for pat, sub := range pp {
+				name, exact := literalPattern(pat)
+				props, _ := x["properties"].(map[string]any)
+				if !exact || props == nil || props[name] != nil {
+					continue
+				}
+				props[name] = sub
+				delete(pp, pat)
+			}
+			if len(pp) == 0 {
+				delete(x, "patternProperties")
+			}
+		}
 		if ref, ok := x["$ref"]; ok && len(x) > 1 {
 			delete(x, "$ref")
 			all, _ := x["allOf"].([]any)
@@ -500,6 +535,19 @@ func rewriteRefs(v any, self string) any {
 		}
 	}
 	return v
+}
+
+// literalPattern reports whether a pattern matches exactly one name
+// (^name$ with no other regular-expression syntax), and that name.
+func literalPattern(pat string) (string, bool) {
+	name, ok := strings.CutPrefix(pat, "^")
+	if !ok {
+		return "", false
+	}
+	if name, ok = strings.CutSuffix(name, "$"); !ok || name == "" {
+		return "", false
+	}
+	return name, !strings.ContainsAny(name, `\.[](){}*+?|^$`)
 }
 
 func componentRef(ref, self string) string {
