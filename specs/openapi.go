@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ import (
 const DefaultBaseURL = "http://127.0.0.1:8080"
 
 // PaginationHeaders are the response headers of every paginated list
-// (Limits 2), in the order the export declares them.
+// (Limits 2); Link comes last.
 var PaginationHeaders = []string{"X-Total", "X-Total-Pages", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "Link"}
 
 // OpenAPIFromFS is OpenAPI with the schema documents read from the *.json
@@ -45,8 +46,8 @@ func (b *Rulebook) OpenAPIFromFS(version string, fsys fs.FS) ([]byte, error) {
 //
 // Everything is derived from the rulebook's data, so a new area exports
 // without a change here. What the export adds for the tools' sake:
-//   - servers with a base_url variable (paths are relative to {base_url}/api/v4;
-//     the token issuer's and registry host's paths carry their own servers);
+//   - servers with a base_url variable (the token issuer's and registry
+//     host's paths carry their own servers);
 //   - a security scheme for each way the spec sends a credential
 //     (Authentication 1, 2 and 4);
 //   - the pagination headers (Limits 2) on the success answer of every
@@ -95,8 +96,8 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 				"x-v4cert-rules lists the rules of each operation; provisioning operations (outside the certified surface) carry x-v4cert-provisioning: true.",
 		},
 		"servers": []any{map[string]any{
-			"url":         "{base_url}/api/v4",
-			"description": "The implementation under test; every path of the API lives under /api/v4 (Versioning 1).",
+			"url":         "{base_url}",
+			"description": "The implementation under test (paths of the API start with /api/v4, Versioning 1).",
 			"variables":   map[string]any{"base_url": map[string]any{"default": DefaultBaseURL, "description": "scheme://host[:port] of the implementation"}},
 		}},
 		"tags":  tags,
@@ -112,7 +113,9 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 }
 
 // openAPIPath is the endpoint's path in OpenAPI's syntax: {name} for each
-// placeholder, relative to its server (the API's paths to /api/v4).
+// placeholder, from its server's root (the API's under /api/v4). The
+// prefix belongs to the path, not the server URL, so a mock server (Prism
+// serves paths from its root) answers the same URLs the API does.
 func (e *Endpoint) openAPIPath() string {
 	segs := make([]string, len(e.segments))
 	for i, s := range e.segments {
@@ -121,7 +124,7 @@ func (e *Endpoint) openAPIPath() string {
 		}
 		segs[i] = s
 	}
-	p := "/" + strings.Join(segs, "/")
+	p := e.Prefix() + "/" + strings.Join(segs, "/")
 	if strings.HasSuffix(e.Path, "/") && len(segs) > 0 {
 		p += "/"
 	}
@@ -165,23 +168,36 @@ func securitySchemes() map[string]any {
 	}
 }
 
+// paginationHeaderComponents declare the headers of Limits 2. Their
+// examples describe one coherent single page, which mock servers answer.
 func paginationHeaderComponents() map[string]any {
-	integer := func(desc string) map[string]any {
-		return map[string]any{"description": desc, "schema": map[string]any{"type": "integer", "minimum": 0}}
+	integer := func(desc string, example int) map[string]any {
+		return map[string]any{"description": desc, "schema": map[string]any{"type": "integer", "minimum": 0}, "example": example}
 	}
 	page := func(desc string) map[string]any {
 		// Empty on the last (first) page, so not an integer there.
-		return map[string]any{"description": desc, "schema": map[string]any{"type": "string", "pattern": "^[0-9]*$"}}
+		return map[string]any{"description": desc, "schema": map[string]any{"type": "string", "pattern": "^[0-9]*$"}, "example": ""}
 	}
 	return map[string]any{
-		"X-Total":       integer("Number of items in the list; omitted when it exceeds 10,000 (Limits 2)."),
-		"X-Total-Pages": integer("Number of pages; omitted when the list exceeds 10,000 items (Limits 2)."),
-		"X-Page":        integer("This page's number."),
-		"X-Per-Page":    integer("Items per page (at most 100)."),
+		"X-Total":       integer("Number of items in the list; omitted when it exceeds 10,000 (Limits 2).", 1),
+		"X-Total-Pages": integer("Number of pages; omitted when the list exceeds 10,000 items (Limits 2).", 1),
+		"X-Page":        integer("This page's number.", 1),
+		"X-Per-Page":    integer("Items per page (at most 100).", 20),
 		"X-Next-Page":   page("The next page's number; empty on the last page."),
 		"X-Prev-Page":   page("The previous page's number; empty on the first page."),
-		"Link": map[string]any{"description": "RFC 8288 links with rel prev, next, first and last (rel last omitted beyond 10,000 items; keyset pagination gives rel next only). Clients follow these links.",
-			"schema": map[string]any{"type": "string"}},
+	}
+}
+
+// linkHeader declares the Link header of one paginated operation, with an
+// example for its own path (placeholders as 1) that agrees with the other
+// headers' examples: one page, first and last.
+func linkHeader(e *Endpoint) map[string]any {
+	path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(e.openAPIPath(), "1")
+	u := DefaultBaseURL + path + "?page=1&per_page=20"
+	return map[string]any{
+		"description": "RFC 8288 links with rel prev, next, first and last (rel last omitted beyond 10,000 items; keyset pagination gives rel next only). Clients follow these links.",
+		"schema":      map[string]any{"type": "string"},
+		"example":     "<" + u + `>; rel="first", <` + u + `>; rel="last"`,
 	}
 }
 
@@ -464,8 +480,8 @@ func responses(e *Endpoint) map[string]any {
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": s}}
 	}
 	if e.paginated() {
-		h := map[string]any{}
-		for _, name := range PaginationHeaders {
+		h := map[string]any{"Link": linkHeader(e)}
+		for _, name := range PaginationHeaders[:len(PaginationHeaders)-1] {
 			h[name] = map[string]any{"$ref": "#/components/headers/" + name}
 		}
 		ok["headers"] = h
@@ -523,6 +539,8 @@ func rewriteRefs(v any, self string) any {
 				delete(x, "patternProperties")
 			}
 		}
+		forbidProperties(x)
+		exampleForPattern(x)
 		if ref, ok := x["$ref"]; ok && len(x) > 1 {
 			delete(x, "$ref")
 			all, _ := x["allOf"].([]any)
@@ -535,6 +553,114 @@ func rewriteRefs(v any, self string) any {
 		}
 	}
 	return v
+}
+
+// forbidProperties rewrites a property declared as never present
+// (`"token": {"not": {}}` or false) as `not: {required: [token]}` beside the
+// other keywords: the same constraint, in a form that generators and mock
+// servers, which emit every declared property, do not turn into a field.
+func forbidProperties(x map[string]any) {
+	props, _ := x["properties"].(map[string]any)
+	for _, name := range sortedKeys(props) {
+		sub := props[name]
+		desc := ""
+		switch v := sub.(type) {
+		case bool:
+			if v {
+				continue
+			}
+		case map[string]any:
+			not, ok := v["not"].(map[string]any)
+			if !ok || len(not) != 0 {
+				continue
+			}
+			for k := range v {
+				if k != "not" && k != "description" && k != "$comment" {
+					return
+				}
+			}
+			desc, _ = v["description"].(string)
+		default:
+			continue
+		}
+		delete(props, name)
+		// The empty property declaration inside not changes nothing; linters
+		// want every required name declared.
+		rule := map[string]any{"not": map[string]any{"required": []any{name}, "properties": map[string]any{name: map[string]any{}}}}
+		if desc != "" {
+			rule["description"] = desc
+		}
+		all, _ := x["allOf"].([]any)
+		x["allOf"] = append(all, rule)
+	}
+}
+
+// patternPiece is one piece of a simple pattern: a literal, or a character
+// class repeated.
+var patternPiece = regexp.MustCompile(`^(?:\\(.)|([^\[\\^$*+?{}()|.])|\[([^\]^][^\]]*)\](?:\{(\d+)(?:,(\d*))?\}|(\*)|(\+))?)`)
+
+// exampleForPattern gives a string schema with a simple pattern (^, literals
+// and repeated character classes, $: hexadecimal digests, sha256:<hex>) an
+// example that matches it, so mock servers that do not generate from
+// patterns answer a valid value.
+func exampleForPattern(x map[string]any) {
+	pat, ok := x["pattern"].(string)
+	if !ok || x["examples"] != nil || x["example"] != nil || x["enum"] != nil || x["const"] != nil {
+		return
+	}
+	rest, ok := strings.CutPrefix(pat, "^")
+	if !ok {
+		return
+	}
+	rest, ok = strings.CutSuffix(rest, "$")
+	if !ok {
+		return
+	}
+	var out strings.Builder
+	for rest != "" {
+		m := patternPiece.FindStringSubmatch(rest)
+		if m == nil {
+			return
+		}
+		rest = rest[len(m[0]):]
+		switch {
+		case m[1] != "":
+			out.WriteString(m[1])
+		case m[2] != "":
+			out.WriteString(m[2])
+		default:
+			chars := expandClass(m[3])
+			if chars == "" {
+				return
+			}
+			n := 1
+			if m[4] != "" {
+				n, _ = strconv.Atoi(m[4])
+			}
+			for i := 0; i < n; i++ {
+				out.WriteByte(chars[i%len(chars)])
+			}
+		}
+	}
+	if re, err := regexp.Compile(pat); err == nil && re.MatchString(out.String()) {
+		x["examples"] = []any{out.String()}
+	}
+}
+
+// expandClass lists the characters of a class body such as 0-9a-f.
+func expandClass(class string) string {
+	var b strings.Builder
+	for i := 0; i < len(class); i++ {
+		if i+2 < len(class) && class[i+1] == '-' {
+			for c := class[i]; c <= class[i+2]; c++ {
+				b.WriteByte(c)
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(class[i])
+	}
+	return b.String()
 }
 
 // literalPattern reports whether a pattern matches exactly one name
