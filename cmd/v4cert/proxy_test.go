@@ -160,6 +160,51 @@ func TestValidateExitStatus(t *testing.T) {
 	}
 }
 
+// pages are the pagination headers of a one-page list at url.
+func pages(url string, one bool) string {
+	total := "0"
+	if one {
+		total = "1"
+	}
+	first := url + "&page=1&per_page=20"
+	if !strings.Contains(url, "?") {
+		first = url + "?page=1&per_page=20"
+	}
+	link := "<" + first + `>; rel="first", <` + first + `>; rel="last"`
+	h := ""
+	for k, v := range map[string]string{"X-Page": "1", "X-Per-Page": "20", "X-Next-Page": "", "X-Prev-Page": "", "X-Total": total, "X-Total-Pages": total, "Link": link} {
+		h += "      " + strconv.Quote(k) + ": [" + strconv.Quote(v) + "]\n"
+	}
+	return h
+}
+
+// TestValidateStrict: --strict fails on the client's deprecations
+// (warnings), never on the server's (information).
+func TestValidateStrict(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, url, body string) string {
+		path := filepath.Join(dir, name)
+		c := "---\nversion: 1\ninteractions:\n- request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: \"" + url + "\"\n    method: \"GET\"\n" +
+			"  response:\n    body: " + strconv.Quote(body) + "\n    headers:\n      \"Content-Type\": [\"application/json\"]\n" + pages(url, len(body) > 2) + "    status: \"\"\n    code: 200\n    duration: 1ms\n"
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	runner := `[{"id":1,"description":"r","paused":false,"active":true,"ip_address":"","is_shared":true,"runner_type":"instance_type","name":null,"online":true,"status":"online"}]`
+	clientDeprecated := write("client.yaml", "http://x/api/v4/runners/all?scope=online", "[]")
+	serverDeprecated := write("server.yaml", "http://x/api/v4/runners/all", runner)
+	if got := validate([]string{clientDeprecated}); got != 0 {
+		t.Errorf("a deprecated parameter without --strict: exit %d", got)
+	}
+	if got := validate([]string{"--strict", clientDeprecated}); got != 1 {
+		t.Errorf("a deprecated parameter with --strict: exit %d", got)
+	}
+	if got := validate([]string{"--strict", serverDeprecated}); got != 0 {
+		t.Errorf("a deprecated field in an answer with --strict: exit %d", got)
+	}
+}
+
 func TestNoTrafficWarning(t *testing.T) {
 	w := noTrafficWarning("http://127.0.0.1:8081", proxy.ModeRecord)
 	for _, want := range []string{"no traffic", "cassette records nothing", "HTTP_PROXY", "reverse mode", "http://127.0.0.1:8081"} {
