@@ -100,8 +100,10 @@ func (c *Checker) Inspect(ex *Exchange) (*specs.Endpoint, []Violation) {
 		if e.Deprecated {
 			r.add(Violation{Severity: SeverityWarning, Expected: "no deprecated endpoint in the request", Seen: "the request calls " + e.Method + " " + e.Path + ", which is deprecated"})
 		}
-		for _, d := range e.DeprecatedIn(requestParams(ex)) {
-			r.add(Violation{Severity: SeverityWarning, Expected: "no deprecated parameter in the request", Seen: "the request sends " + d.String()})
+		if e.HasDeprecatedParams() {
+			for _, d := range e.DeprecatedIn(requestParams(ex)) {
+				r.add(Violation{Severity: SeverityWarning, Expected: "no deprecated parameter in the request", Seen: "the request sends " + d.String()})
+			}
 		}
 	}
 	if ex.Err == nil {

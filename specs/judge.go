@@ -129,6 +129,17 @@ func (d Deprecation) String() string {
 	return s
 }
 
+// HasDeprecatedParams reports whether any parameter of e, or any of its
+// values, is deprecated: only then is a request worth reading for them.
+func (e *Endpoint) HasDeprecatedParams() bool {
+	for _, p := range e.Params {
+		if p.Deprecated || len(p.DeprecatedValues) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // DeprecatedIn returns the deprecated parameters and values a request to e
 // sends: values holds its parameters by name (query and body alike; a name
 // may carry [] or [key] suffixes, as arrays and hashes travel).

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"bytes"
 	"net/http"
 	"regexp"
 	"strings"
@@ -90,16 +91,19 @@ var TokenPattern = regexp.MustCompile(`\b(?:` + strings.Join(tokenPrefixes, "|")
 
 // MayHoldToken is a cheap test that s might contain a prefixed token.
 func MayHoldToken(s []byte) bool {
-	for i := 0; i+3 < len(s); i++ {
-		if s[i] == 'g' && s[i+1] == 'l' {
-			for _, p := range tokenPrefixes {
-				if len(s)-i > len(p) && string(s[i:i+len(p)]) == p && s[i+len(p)] == '-' {
-					return true
-				}
+	for i := 0; ; {
+		j := bytes.Index(s[i:], []byte("gl"))
+		if j < 0 {
+			return false
+		}
+		i += j
+		for _, p := range tokenPrefixes {
+			if len(s)-i > len(p) && string(s[i:i+len(p)]) == p && s[i+len(p)] == '-' {
+				return true
 			}
 		}
+		i += 2
 	}
-	return false
 }
 
 // RedactText hides what is secret by its look alone, wherever it stands:
