@@ -6,8 +6,7 @@ import (
 )
 
 func TestMatchRequest(t *testing.T) {
-	b := Default()
-	for _, c := range []struct{ method, path, want string }{
+	expectMatches(t, "MatchRequest", Default().MatchRequest, []matchCase{
 		{"GET", "/api/v4/users", "users.list"},
 		{"GET", "/api/v4/users?per_page=2", "users.list"},
 		{"GET", "/api/v4/groups/a%2Fb/members", "members.group.list"},
@@ -19,15 +18,7 @@ func TestMatchRequest(t *testing.T) {
 		{"GET", "/v2/_catalog", "registry.native.catalog"},
 		{"GET", "/api/v4x/users", ""},
 		{"GET", "/elsewhere", ""},
-	} {
-		got := ""
-		if e := b.MatchRequest(c.method, c.path); e != nil {
-			got = e.ID
-		}
-		if got != c.want {
-			t.Errorf("%s %s: %q, want %q", c.method, c.path, got, c.want)
-		}
-	}
+	})
 }
 
 func TestExpectBody(t *testing.T) {

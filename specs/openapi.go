@@ -150,21 +150,22 @@ func hostServers(base string) []any {
 }
 
 func securitySchemes() map[string]any {
+	apiKey := func(in, name, desc string) map[string]any {
+		return map[string]any{"type": "apiKey", "in": in, "name": name, "description": desc}
+	}
+	http := func(scheme, desc string) map[string]any {
+		return map[string]any{"type": "http", "scheme": scheme, "description": desc}
+	}
+	registry := http("bearer", "A short-lived registry token from {auth_url}/jwt/auth (Authentication 4).")
+	registry["bearerFormat"] = "JWT"
 	return map[string]any{
-		"privateToken": map[string]any{"type": "apiKey", "in": "header", "name": "PRIVATE-TOKEN",
-			"description": "A personal or project access token (Authentication 1)."},
-		"privateTokenQuery": map[string]any{"type": "apiKey", "in": "query", "name": "private_token",
-			"description": "An access token in the query, as the platform also accepts."},
-		"bearer": map[string]any{"type": "http", "scheme": "bearer",
-			"description": "An access token as Authorization: Bearer; on the job-token endpoints also a CI job token (Authentication 2)."},
-		"jobToken": map[string]any{"type": "apiKey", "in": "header", "name": "JOB-TOKEN",
-			"description": "A CI job token (Authentication 2), on the endpoints that accept one."},
-		"jobTokenQuery": map[string]any{"type": "apiKey", "in": "query", "name": "job_token",
-			"description": "A CI job token in the query (Authentication 2)."},
-		"registryBasic": map[string]any{"type": "http", "scheme": "basic",
-			"description": "HTTP basic credentials of the registry user: a username and an access token (Authentication 4)."},
-		"registryBearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-			"description": "A short-lived registry token from {auth_url}/jwt/auth (Authentication 4)."},
+		"privateToken":      apiKey("header", "PRIVATE-TOKEN", "A personal or project access token (Authentication 1)."),
+		"privateTokenQuery": apiKey("query", "private_token", "An access token in the query, as the platform also accepts."),
+		"bearer":            http("bearer", "An access token as Authorization: Bearer; on the job-token endpoints also a CI job token (Authentication 2)."),
+		"jobToken":          apiKey("header", "JOB-TOKEN", "A CI job token (Authentication 2), on the endpoints that accept one."),
+		"jobTokenQuery":     apiKey("query", "job_token", "A CI job token in the query (Authentication 2)."),
+		"registryBasic":     http("basic", "HTTP basic credentials of the registry user: a username and an access token (Authentication 4)."),
+		"registryBearer":    registry,
 	}
 }
 

@@ -39,17 +39,7 @@ func TestProxySignalWritesEverything(t *testing.T) {
 	cas, vio, sum := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "v.jsonl"), filepath.Join(dir, "s.json")
 	args := []string{"--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--mode", "record", "--cassette", cas,
 		"--violations", vio, "--summary", sum, "--quiet"}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
-	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewReader(stderr)
-	first, err := lines.ReadString('\n')
-	if err != nil {
-		t.Fatalf("no start line: %v", err)
-	}
+	cmd, lines, first := startProxyProcess(t, args)
 	i := strings.Index(first, "http://")
 	if i < 0 {
 		cmd.Process.Kill()
@@ -214,10 +204,11 @@ func TestNoTrafficWarning(t *testing.T) {
 	}
 }
 
-// TestProxyWarnsWithoutTraffic: a proxy stopped before any request reached
-// it says so at exit, and how to reach it.
-func TestProxyWarnsWithoutTraffic(t *testing.T) {
-	args := []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--mode", "validate", "--quiet"}
+// startProxyProcess runs `v4cert proxy` with args as a process of its own
+// (this test binary, re-entered through V4CERT_PROXY_CHILD) and returns it,
+// its stderr and the start line it printed.
+func startProxyProcess(t *testing.T, args []string) (*exec.Cmd, *bufio.Reader, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
 	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
 	stderr, _ := cmd.StderrPipe()
@@ -225,10 +216,19 @@ func TestProxyWarnsWithoutTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := bufio.NewReader(stderr)
-	if _, err := lines.ReadString('\n'); err != nil {
+	first, err := lines.ReadString('\n')
+	if err != nil {
 		cmd.Process.Kill()
 		t.Fatalf("no start line: %v", err)
 	}
+	return cmd, lines, first
+}
+
+// TestProxyWarnsWithoutTraffic: a proxy stopped before any request reached
+// it says so at exit, and how to reach it.
+func TestProxyWarnsWithoutTraffic(t *testing.T) {
+	args := []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--mode", "validate", "--quiet"}
+	cmd, lines, _ := startProxyProcess(t, args)
 	cmd.Process.Signal(syscall.SIGTERM)
 	rest, _ := io.ReadAll(lines)
 	if err := cmd.Wait(); err != nil {
