@@ -38,10 +38,14 @@ func secretsIn(s string, found *[]string) {
 	if found == nil {
 		return
 	}
-	for _, m := range specs.CredentialURL.FindAllStringSubmatch(s, -1) {
-		*found = append(*found, m[2])
+	if strings.Contains(s, "@") {
+		for _, m := range specs.CredentialURL.FindAllStringSubmatch(s, -1) {
+			*found = append(*found, m[2])
+		}
 	}
-	*found = append(*found, specs.TokenPattern.FindAllString(s, -1)...)
+	if specs.MayHoldTokenText(s) {
+		*found = append(*found, specs.TokenPattern.FindAllString(s, -1)...)
+	}
 }
 
 // RedactURL hides secret query parameters and user information of a URL,

@@ -89,10 +89,19 @@ var tokenPrefixes = []string{"glpat", "gloas", "glrt", "glptt", "gldt", "glft", 
 // TokenPattern matches a token by its prefix.
 var TokenPattern = regexp.MustCompile(`\b(?:` + strings.Join(tokenPrefixes, "|") + `)-[A-Za-z0-9_.\-]{6,}`)
 
-// MayHoldToken is a cheap test that s might contain a prefixed token.
-func MayHoldToken(s []byte) bool {
+// MayHoldToken is a cheap test that a body might contain a prefixed token.
+func MayHoldToken(b []byte) bool {
+	return mayHoldToken(b, func(b []byte) int { return bytes.Index(b, []byte("gl")) })
+}
+
+// MayHoldTokenText is MayHoldToken for a string.
+func MayHoldTokenText(s string) bool {
+	return mayHoldToken(s, func(s string) int { return strings.Index(s, "gl") })
+}
+
+func mayHoldToken[T ~string | ~[]byte](s T, indexGL func(T) int) bool {
 	for i := 0; ; {
-		j := bytes.Index(s[i:], []byte("gl"))
+		j := indexGL(s[i:])
 		if j < 0 {
 			return false
 		}
@@ -113,7 +122,7 @@ func RedactText(s string) string {
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
 		s = CredentialURL.ReplaceAllString(s, "${1}"+Redacted+"@")
 	}
-	if MayHoldToken([]byte(s)) {
+	if MayHoldTokenText(s) {
 		s = TokenPattern.ReplaceAllString(s, Redacted)
 	}
 	return s
