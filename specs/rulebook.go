@@ -242,10 +242,10 @@ func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
 			continue
 		}
 		// /projects/:id/ and /projects/:id are two endpoints; the trailing
-		// slash decides between them.
-		score *= 2
-		if strings.HasSuffix(e.Path, "/") == (strings.HasSuffix(escapedPath, "/") && len(segs) > 0) {
-			score++
+		// slash decides between them, and a path with a trailing slash no
+		// endpoint has names no endpoint (the server answers 404 there).
+		if strings.HasSuffix(e.Path, "/") != (strings.HasSuffix(escapedPath, "/") && len(segs) > 0) {
+			continue
 		}
 		if score > bestScore {
 			best, bestScore = e, score

@@ -8,18 +8,6 @@ import (
 	"v4cert/reference/git"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"repository.branches.create": (*Server).createBranch,
-		"repository.branches.list":   (*Server).listBranches,
-		"repository.branches.get":    (*Server).getBranch,
-		"repository.tags.create":     (*Server).createTag,
-		"repository.tags.list":       (*Server).listTags,
-		"repository.tags.get":        (*Server).getTag,
-		"repository.lfs.create":      (*Server).createLFSObject,
-	})
-}
-
 // BranchJSON is the platform's branch resource.
 type BranchJSON struct {
 	Name               string     `json:"name"`

@@ -13,21 +13,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"commits.list":            (*Server).listCommits,
-		"commits.create":          (*Server).createCommit,
-		"commits.get":             (*Server).getCommit,
-		"commits.refs":            (*Server).commitRefs,
-		"commits.sequence":        (*Server).commitSequence,
-		"commits.cherry-pick":     func(s *Server, c *Ctx) error { return s.pickCommit(c, false) },
-		"commits.revert":          func(s *Server, c *Ctx) error { return s.pickCommit(c, true) },
-		"commits.diff":            (*Server).commitDiff,
-		"commits.comments.list":   (*Server).listCommitComments,
-		"commits.comments.create": (*Server).createCommitComment,
-	})
-}
-
 // resolveRange turns ref_name into rev-list arguments: a branch, tag or SHA,
 // or a range a..b (b's history without a's) or a...b; every name is resolved
 // first, so only object names reach git.
@@ -364,6 +349,11 @@ func pickError(revert bool, code string) *Error {
 	e := errorf(http.StatusBadRequest, "%s", msg)
 	e.Body["error_code"] = code
 	return e
+}
+
+// pickCommitAs serves cherry-pick (false) or revert (true).
+func pickCommitAs(revert bool) handler {
+	return func(s *Server, c *Ctx) error { return s.pickCommit(c, revert) }
 }
 
 // pickCommit implements POST .../commits/:sha/cherry_pick and .../revert

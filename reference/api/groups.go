@@ -11,18 +11,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"groups.create":                (*Server).createGroup,
-		"groups.delete":                (*Server).deleteGroup,
-		"groups.share":                 (*Server).shareGroup,
-		"groups.custom-attributes.set": (*Server).setGroupCustomAttribute,
-		"groups.get":                   (*Server).getGroup,
-		"groups.list":                  (*Server).listGroups,
-		"groups.projects":              (*Server).listGroupProjects,
-	})
-}
-
 // createGroup implements the platform's POST /groups (provisioning): any user
 // allowed to create groups may, and becomes the group's Owner.
 func (s *Server) createGroup(c *Ctx) error {

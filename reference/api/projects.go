@@ -9,21 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"projects.create":                (*Server).createProject,
-		"projects.list":                  (*Server).listProjects,
-		"projects.get":                   (*Server).getProject,
-		"projects.edit":                  (*Server).editProject,
-		"projects.delete":                (*Server).deleteProject,
-		"projects.share":                 (*Server).shareProject,
-		"projects.star":                  (*Server).starProject,
-		"projects.archive":               func(s *Server, c *Ctx) error { return s.setArchived(c, true) },
-		"projects.unarchive":             func(s *Server, c *Ctx) error { return s.setArchived(c, false) },
-		"projects.custom-attributes.set": (*Server).setProjectCustomAttribute,
-	})
-}
-
 func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 	in := c.In()
 	f := store.ProjectFields{
@@ -267,6 +252,11 @@ func (s *Server) shareProject(c *Ctx) error {
 		return c.JSON(http.StatusCreated, ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
 			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)})
 	})
+}
+
+// setArchivedTo serves POST /projects/:id/archive (true) and unarchive (false).
+func setArchivedTo(archived bool) handler {
+	return func(s *Server, c *Ctx) error { return s.setArchived(c, archived) }
 }
 
 // setArchived implements the platform's POST /projects/:id/archive and

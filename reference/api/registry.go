@@ -11,27 +11,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"registry.project.edit":                (*Server).editProjectRegistry,
-		"registry.repositories.list":           (*Server).listRegistryRepositories,
-		"registry.repositories.group-list":     (*Server).listGroupRegistryRepositories,
-		"registry.repositories.get":            (*Server).getRegistryRepository,
-		"registry.repositories.delete":         (*Server).deleteRegistryRepository,
-		"registry.tags.list":                   (*Server).listRegistryTags,
-		"registry.tags.get":                    (*Server).getRegistryTag,
-		"registry.tags.delete":                 (*Server).deleteRegistryTag,
-		"registry.tags.bulk-delete":            (*Server).bulkDeleteRegistryTags,
-		"registry.native.auth":                 (*Server).registryAuth,
-		"registry.native.manifest-delete":      (*Server).registryDeleteManifest,
-		"registry.native.tag-reference-delete": (*Server).registryDeleteManifest,
-		"registry.native.catalog":              (*Server).registryCatalog,
-		"registry.native.upload-start":         (*Server).registryStartUpload,
-		"registry.native.upload-put":           (*Server).registryPutBlob,
-		"registry.native.manifest-put":         (*Server).registryPutManifest,
-	})
-}
-
 // What a caller does with a project's registry, with the platform's permission
 // names: read_container_image, create/destroy_container_image (Developer) and
 // admin_container_image (Maintainer).

@@ -217,3 +217,79 @@ func TestAnswersBeforeRouting(t *testing.T) {
 		}
 	}
 }
+
+// The route table lists every rulebook endpoint once, in the rulebook's
+// order, so a reader finds a row where the YAML puts the endpoint.
+func TestRoutesInRulebookOrder(t *testing.T) {
+	book := specs.Default()
+	if len(routes) != len(book.Endpoints) {
+		t.Fatalf("%d rows for %d endpoints", len(routes), len(book.Endpoints))
+	}
+	for i, e := range book.Endpoints {
+		if routes[i].ID != e.ID {
+			t.Fatalf("row %d is %s, the rulebook has %s there", i, routes[i].ID, e.ID)
+		}
+	}
+}
+
+// The mux and the rulebook's own matcher (which the suites and the proxy
+// use) pick the same endpoint for every path built from the templates with
+// values that are themselves literal segments of other templates, encoded
+// full paths and trailing slashes. HEAD falls back to GET in both, as the
+// mux serves GET routes for HEAD.
+func TestMuxAgreesWithRulebookMatcher(t *testing.T) {
+	s := newTestServer(t)
+	book := specs.Default()
+	byPattern := map[string]string{}
+	words := map[string]bool{"1": true, "a%2Fb": true, "x.y": true}
+	for _, e := range book.Endpoints {
+		if !e.UnderAPI() {
+			continue
+		}
+		byPattern[e.Method+" /api/v4"+e.Pattern()] = e.ID
+		for _, seg := range strings.Split(e.Path, "/") {
+			if seg != "" && !strings.HasPrefix(seg, ":") {
+				words[seg] = true
+			}
+		}
+	}
+	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	seen := map[string]bool{}
+	checked := 0
+	for _, e := range book.Endpoints {
+		if !e.UnderAPI() {
+			continue
+		}
+		for _, name := range append(placeholders(e), "") {
+			for w := range words {
+				for _, suffix := range []string{"", "/"} {
+					target := buildPath(e, "1", name, w) + suffix
+					if seen[target] {
+						continue
+					}
+					seen[target] = true
+					for _, m := range methods {
+						want := ""
+						if me := book.Match(m, strings.TrimPrefix(target, "/api/v4")); me != nil {
+							want = me.ID
+						} else if m == http.MethodHead {
+							if me := book.Match(http.MethodGet, strings.TrimPrefix(target, "/api/v4")); me != nil {
+								want = me.ID
+							}
+						}
+						_, pattern := s.mux.Handler(httptest.NewRequest(m, target, nil))
+						got := byPattern[pattern]
+						if !isCleanPath(target) || strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(target, "/") {
+							got = "" // ServeHTTP answers 404 rather than the mux's redirect
+						}
+						if got != want {
+							t.Errorf("%s %s: mux picks %q (%s), rulebook %q", m, target, got, pattern, want)
+						}
+						checked++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d paths, %d requests: mux and rulebook agree", len(seen), checked)
+}

@@ -10,20 +10,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"users.list":                  (*Server).listUsers,
-		"users.get":                   (*Server).getUser,
-		"users.current":               (*Server).currentUser,
-		"users.create":                (*Server).createUser,
-		"users.delete":                (*Server).deleteUser,
-		"users.block":                 (*Server).blockUser,
-		"users.unblock":               (*Server).unblockUser,
-		"users.tokens.create":         (*Server).createPersonalAccessToken,
-		"users.custom-attributes.set": (*Server).setUserCustomAttribute,
-	})
-}
-
 // ListUsersOptions are the filters of GET /users.
 type ListUsersOptions struct {
 	Username, Search                              *string
