@@ -266,7 +266,15 @@ func TestBodyDecodeErrors(t *testing.T) {
 		{"application/json", `{"a":`},
 		{"application/json", `[1,2]`},
 		{"application/json", `{"a":1} {"b":2}`},
+		{"application/json", `{"branch":"main","commit_message":"x"}}`},
+		{"application/json", `{"a":1}]`},
+		{"application/json", `{"a":1}x`},
+		{"application/json", `{"a":1}null`},
+		{"application/json", `null {"a":1}`},
 		{"application/json", `"s"`},
+		{"application/json", `12`},
+		{"application/json", `true`},
+		{"", `{"a":1}}`},
 		{"multipart/form-data", "x"},
 		{"multipart/form-data; boundary=zz", "garbage"},
 	} {
@@ -277,6 +285,21 @@ func TestBodyDecodeErrors(t *testing.T) {
 		if !errors.As(err, &de) {
 			t.Errorf("%s %q: err = %v, want a DecodeError", c.ct, c.body, err)
 		}
+	}
+}
+
+// A body of null (what the platform's Go client sends for an endpoint whose
+// options are all empty) is an empty body; whitespace around one value is fine.
+func TestNullBodyIsEmpty(t *testing.T) {
+	for _, body := range []string{"null", " null\n", "\tnull"} {
+		v := request(t, "POST", "/x?keep=1", "application/json", body)
+		if got := v.Names(); !reflect.DeepEqual(got, []string{"keep"}) {
+			t.Errorf("%q: names = %v, want the query's alone", body, got)
+		}
+	}
+	v := request(t, "POST", "/x", "application/json", " {\"a\":1}\n\n")
+	if !v.Has("a") {
+		t.Error("an object with surrounding whitespace")
 	}
 }
 
