@@ -65,7 +65,7 @@ func (s *Server) canPush(c *Ctx) bool {
 
 // createBranch implements the platform's POST /projects/:id/repository/branches (provisioning).
 func (s *Server) createBranch(c *Ctx) error {
-	in := c.In().Require("branch", "ref")
+	in := c.In()
 	name, ref := in.StringOr("branch", ""), in.StringOr("ref", "")
 	if err := in.Err(); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (s *Server) getBranch(c *Ctx) error {
 // createTag implements the platform's POST /projects/:id/repository/tags
 // (provisioning): lightweight, or annotated with message.
 func (s *Server) createTag(c *Ctx) error {
-	in := c.In().Require("tag_name", "ref")
+	in := c.In()
 	name, ref, msg := in.StringOr("tag_name", ""), in.StringOr("ref", ""), in.StringOr("message", "")
 	if err := in.Err(); err != nil {
 		return err
@@ -232,9 +232,9 @@ type LFSObjectJSON struct {
 // (text, or base64 with encoding=base64) is stored and the pointer file to
 // commit in its place is returned.
 func (s *Server) createLFSObject(c *Ctx) error {
-	in := c.In().Require("content")
+	in := c.In()
 	content := in.StringOr("content", "")
-	encoding := in.Enum("encoding", "text", "base64")
+	encoding := in.String("encoding")
 	if err := in.Err(); err != nil {
 		return err
 	}

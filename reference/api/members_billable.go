@@ -118,7 +118,7 @@ func compareBillable(sort string, a, b *store.BillableMember) int {
 func (s *Server) listBillableMembers(c *Ctx) error {
 	in := c.In()
 	search := in.String("search")
-	sort := in.Enum("sort", billableSorts...)
+	sort := in.String("sort")
 	if err := in.Err(); err != nil {
 		return err
 	}

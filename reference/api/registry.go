@@ -370,9 +370,8 @@ func parseOlderThan(s string) (time.Duration, bool) {
 // the outcome is deterministic; a second call within the hour answers 400 as
 // the platform's lease does.
 func (s *Server) bulkDeleteRegistryTags(c *Ctx) error {
-	if !c.P.Has("name_regex_delete") && !c.P.Has("name_regex") {
-		return missing("name_regex_delete")
-	}
+	// One of name_regex_delete and its deprecated alias name_regex is given
+	// (the rulebook's required_unless).
 	var crit store.BulkDeleteTags
 	var err error
 	name := "name_regex_delete"

@@ -165,8 +165,8 @@ var (
 // status values, and on /runners/all also the runner types.
 func (c *Ctx) readRunnerFilter(scopes []string) (*runnerFilter, error) {
 	in := c.In()
-	f := &runnerFilter{scope: in.Enum("scope", scopes...), typ: in.Enum("type", runnerTypes...),
-		status: in.Enum("status", runnerStatuses...), paused: in.Bool("paused"), tags: in.Strings("tag_list"),
+	f := &runnerFilter{scope: in.Enum("scope", scopes...), typ: in.String("type"),
+		status: in.String("status"), paused: in.Bool("paused"), tags: in.Strings("tag_list"),
 		versionPrefix: in.String("version_prefix")}
 	if err := in.Err(); err != nil {
 		return nil, err
@@ -401,9 +401,9 @@ func (s *Server) updateRunner(c *Ctx) error {
 func (s *Server) listRunnerJobs(c *Ctx) error {
 	in := c.In()
 	systemID := in.String("system_id")
-	status := in.Enum("status", "running", "success", "failed", "canceled")
-	orderBy := in.Enum("order_by", "id")
-	sortDir := in.Enum("sort", "asc", "desc")
+	status := in.String("status")
+	orderBy := in.String("order_by")
+	sortDir := in.String("sort")
 	if err := in.Err(); err != nil {
 		return err
 	}

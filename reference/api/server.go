@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"v4cert/reference/git"
+	"v4cert/reference/params"
 	"v4cert/reference/store"
 	"v4cert/specs"
 )
@@ -52,6 +53,7 @@ type Server struct {
 type route struct {
 	endpoint *specs.Endpoint
 	handle   handler
+	params   []params.Decl // bound before handle runs (prepare)
 }
 
 type handler func(*Server, *Ctx) error
@@ -78,7 +80,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		if !ok {
 			return nil, fmt.Errorf("endpoint %s (%s %s) has no handler", e.ID, e.Method, e.Path)
 		}
-		rt := &route{endpoint: e, handle: h}
+		rt := &route{endpoint: e, handle: h, params: routeParams(e)}
 		s.routes[e.ID] = rt
 		if !e.UnderAPI() {
 			continue // the registry host routes these itself (registry_native.go)

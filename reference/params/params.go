@@ -611,14 +611,12 @@ func (r *Reader) Time(name string) *time.Time {
 	if s == nil {
 		return nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, *s); err == nil {
-			t = t.UTC()
-			return &t
-		}
+	t, ok := parseTime(*s)
+	if !ok {
+		r.fail(name, false)
+		return nil
 	}
-	r.fail(name, false)
-	return nil
+	return &t
 }
 
 // Date returns name as a YYYY-MM-DD date; an empty string clears it (nil, no error).

@@ -1,0 +1,324 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"v4cert/specs"
+)
+
+// bindCase is one endpoint of the rulebook with its declared (non-path)
+// parameters, as a test sends them.
+type bindCase struct {
+	e      *specs.Endpoint
+	params []specs.Param
+}
+
+// bindCases lists every endpoint under /api/v4 with parameters to bind.
+func bindCases() []bindCase {
+	var out []bindCase
+	for _, e := range specs.Default().Endpoints {
+		if !e.UnderAPI() {
+			continue
+		}
+		inPath := map[string]bool{}
+		for _, seg := range strings.Split(e.Path, "/") {
+			if strings.HasPrefix(seg, ":") {
+				inPath[seg[1:]] = true
+			}
+		}
+		bc := bindCase{e: e}
+		for _, p := range e.Params {
+			if !inPath[p.Name] {
+				bc.params = append(bc.params, p)
+			}
+		}
+		if len(bc.params) > 0 {
+			out = append(out, bc)
+		}
+	}
+	return out
+}
+
+// concretePath fills an endpoint's placeholders with values that route; the
+// binding answers before any handler looks them up.
+func concretePath(e *specs.Endpoint) string {
+	segs := strings.Split(e.Path, "/")
+	for i, s := range segs {
+		switch {
+		case s == ":file_path":
+			segs[i] = "README.md"
+		case s == ":slug":
+			segs[i] = "pipelines-email"
+		case s == ":sha", s == ":branch", s == ":tag_name", s == ":key":
+			segs[i] = "main"
+		case strings.HasPrefix(s, ":"):
+			segs[i] = "1"
+		}
+	}
+	return "/api/v4" + strings.Join(segs, "/")
+}
+
+// validValue is a value of p's declared type (and value set).
+func validValue(p specs.Param) any {
+	first := func(def string) string {
+		if len(p.Values) > 0 {
+			return p.Values[0]
+		}
+		return def
+	}
+	switch p.Type {
+	case "integer":
+		return 1
+	case "boolean":
+		return true
+	case "datetime":
+		return "2026-01-01T00:00:00Z"
+	case "date":
+		return "2026-01-01"
+	case "hash":
+		return map[string]any{"k": "v"}
+	case "file":
+		return ""
+	case "array":
+		switch p.Items {
+		case "hash":
+			return []any{map[string]any{"k": "v"}}
+		case "integer":
+			return []any{1}
+		}
+		return []any{first("x")}
+	}
+	return first("x")
+}
+
+// bindBody builds the parameters of a request: every declared one but skip,
+// with override replacing one value. Bracketed names (range[start]) go inside
+// their hash.
+func bindBody(params []specs.Param, skip map[string]bool, override map[string]any) map[string]any {
+	body := map[string]any{}
+	for _, p := range params {
+		if skip[p.Name] {
+			continue
+		}
+		val := validValue(p)
+		if o, ok := override[p.Name]; ok {
+			val = o
+		}
+		if base, key, nested := strings.Cut(p.Name, "["); nested {
+			h, ok := body[base].(map[string]any)
+			if !ok {
+				if _, set := body[base]; set {
+					continue // the hash itself is overridden with a non-hash
+				}
+				h = map[string]any{}
+				body[base] = h
+			}
+			h[strings.TrimSuffix(key, "]")] = val
+			continue
+		}
+		body[p.Name] = val
+	}
+	return body
+}
+
+// encodeQuery writes body as a query string with name[], name[key] and
+// name[i][key], as clients send arrays and hashes (Endpoints convention 5).
+func encodeQuery(body map[string]any) string {
+	var parts []string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(prefix+"["+k+"]", x[k])
+			}
+		case []any:
+			for i, e := range x {
+				if _, isMap := e.(map[string]any); isMap {
+					walk(fmt.Sprintf("%s[%d]", prefix, i), e)
+				} else {
+					walk(prefix+"[]", e)
+				}
+			}
+		default:
+			parts = append(parts, url.QueryEscape(prefix)+"="+url.QueryEscape(fmt.Sprint(x)))
+		}
+	}
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		walk(k, body[k])
+	}
+	return strings.Join(parts, "&")
+}
+
+// send sends body to e the way a client would: the query string for GET,
+// HEAD and DELETE, a JSON body (form when form is true) otherwise.
+func (a *apiClient) send(e *specs.Endpoint, body map[string]any, form bool) (int, []byte) {
+	a.t.Helper()
+	target := a.srv.URL + concretePath(e)
+	var rd *bytes.Reader
+	ct := ""
+	switch {
+	case e.Method == http.MethodGet || e.Method == http.MethodHead || e.Method == http.MethodDelete:
+		if q := encodeQuery(body); q != "" {
+			target += "?" + q
+		}
+		rd = bytes.NewReader(nil)
+	case form:
+		rd, ct = bytes.NewReader([]byte(encodeQuery(body))), "application/x-www-form-urlencoded"
+	default:
+		b, _ := json.Marshal(body)
+		rd, ct = bytes.NewReader(b), "application/json"
+	}
+	req, _ := http.NewRequest(e.Method, target, rd)
+	req.Header.Set("PRIVATE-TOKEN", repoRootToken)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	res, err := a.srv.Client().Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	return res.StatusCode, buf.Bytes()
+}
+
+// expectParamError checks a 400 naming the parameter in the Errors rule 2
+// shape (missing) or the invalid-parameter shape; HEAD answers carry no body.
+func expectParamError(t *testing.T, what string, e *specs.Endpoint, status int, body []byte, name string, missing bool) {
+	t.Helper()
+	if status != http.StatusBadRequest {
+		t.Errorf("%s %s %s: %d %s, want 400", e.ID, e.Method, what, status, body)
+		return
+	}
+	if e.Method == http.MethodHead {
+		return
+	}
+	want := fmt.Sprintf(`400 (Bad request) %q is invalid`, name)
+	if missing {
+		want = fmt.Sprintf(`400 (Bad request) %q not given`, name)
+	}
+	var got struct{ Message string }
+	if err := json.Unmarshal(body, &got); err != nil || got.Message != want {
+		t.Errorf("%s %s %s: body %s, want message %q", e.ID, e.Method, what, body, want)
+	}
+}
+
+// TestEveryRequiredParameterIsBound walks every endpoint of the rulebook and
+// every required parameter: with everything else sent, the answer is the
+// missing-attribute 400 (Errors rule 2) naming it, whatever the handler
+// would have made of the rest (query, JSON and form bodies alike).
+func TestEveryRequiredParameterIsBound(t *testing.T) {
+	a := newAPI(t)
+	required := 0
+	for _, bc := range bindCases() {
+		for _, p := range bc.params {
+			if !p.Required {
+				continue
+			}
+			required++
+			skip := map[string]bool{p.Name: true}
+			if p.RequiredUnless != "" {
+				skip[p.RequiredUnless] = true
+			}
+			for _, form := range []bool{false, true} {
+				status, body := a.send(bc.e, bindBody(bc.params, skip, nil), form)
+				expectParamError(t, "without "+p.Name, bc.e, status, body, p.Name, true)
+				// JSON null is no value either.
+				status, body = a.send(bc.e, bindBody(bc.params, skip, map[string]any{p.Name: nil}), false)
+				expectParamError(t, p.Name+": null", bc.e, status, body, p.Name, true)
+			}
+			if p.RequiredUnless != "" {
+				// The alternative stands in for it.
+				delete(skip, p.RequiredUnless)
+				status, body := a.send(bc.e, bindBody(bc.params, skip, nil), false)
+				if status == http.StatusBadRequest && bytes.Contains(body, []byte(p.Name+`\" not given`)) {
+					t.Errorf("%s: %s given, still %s", bc.e.ID, p.RequiredUnless, body)
+				}
+			}
+		}
+	}
+	if required < 60 {
+		t.Fatalf("only %d required parameters in the rulebook: is the walk broken?", required)
+	}
+	t.Logf("%d required parameters bound", required)
+}
+
+// wrongValues are, per declared type, values of another type or shape:
+// arrays and hashes where a scalar is declared, and the reverse.
+func wrongValues(p specs.Param) map[string]any {
+	arr, hash := []any{"1"}, map[string]any{"a": "1"}
+	w := map[string]any{}
+	switch p.Type {
+	case "string":
+		w["array"], w["hash"] = arr, hash
+	case "integer":
+		w["word"], w["fraction"], w["huge"], w["array"], w["hash"] = "abc", "1.5", "99999999999999999999999", arr, hash
+	case "boolean":
+		w["yes"], w["one"], w["empty"], w["array"], w["hash"] = "yes", 1, "", arr, hash
+	case "datetime":
+		w["word"], w["array"], w["hash"] = "yesterday", arr, hash
+	case "date":
+		w["word"], w["month 13"], w["array"], w["hash"] = "soon", "2026-13-01", arr, hash
+	case "hash":
+		w["scalar"], w["array"] = "v", []any{"v"}
+	case "file":
+		w["text"], w["array"] = "not a file", arr
+	case "array":
+		w["hash"] = hash
+		switch p.Items {
+		case "hash":
+			w["scalar"], w["array of scalars"] = "v", []any{"v"}
+		case "integer":
+			w["word"], w["array of words"], w["array of hashes"] = "x", []any{"x"}, []any{hash}
+		default:
+			w["array of hashes"] = []any{hash}
+		}
+	}
+	if len(p.Values) > 0 {
+		w["outside the value set"] = "not-a-value"
+		if p.Type == "array" {
+			w["outside the value set"] = []any{"not-a-value"}
+		}
+	}
+	return w
+}
+
+// TestEveryParameterIsTypeChecked sends, for every declared parameter of
+// every endpoint, values of the wrong type, outside the value set, and
+// arrays or hashes where scalars are declared (and the reverse): each is a
+// 400 naming the parameter, before any handler runs.
+func TestEveryParameterIsTypeChecked(t *testing.T) {
+	a := newAPI(t)
+	checked := 0
+	for _, bc := range bindCases() {
+		for _, p := range bc.params {
+			for what, val := range wrongValues(p) {
+				checked++
+				for _, form := range []bool{false, true} {
+					status, body := a.send(bc.e, bindBody(bc.params, nil, map[string]any{p.Name: val}), form)
+					expectParamError(t, fmt.Sprintf("%s %s (form %v)", p.Name, what, form), bc.e, status, body, p.Name, false)
+				}
+			}
+		}
+	}
+	t.Logf("%d wrong values refused", checked)
+}
