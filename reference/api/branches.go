@@ -74,7 +74,7 @@ func (s *Server) createBranch(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !validBranchName(name) {
+	if !validBranchName(name) || len(name) > git.MaxRefName {
 		return badRequest("Branch name is invalid")
 	}
 	ctx := c.R.Context()
@@ -85,6 +85,8 @@ func (s *Server) createBranch(c *Ctx) error {
 	switch err := rc.Repo.UpdateRef(ctx, "refs/heads/"+name, target, git.ZeroOid); {
 	case errors.Is(err, git.ErrExists):
 		return badRequest("Branch already exists")
+	case errors.Is(err, git.ErrRefClash):
+		return badRequest("Branch name " + name + " clashes with an existing branch")
 	case err != nil:
 		return gitError(err, "Branch")
 	}
@@ -155,8 +157,11 @@ func (s *Server) createTag(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !git.ValidRefName(name) {
+	if !git.ValidRefName(name) || len(name) > git.MaxRefName {
 		return badRequest("Tag name invalid")
+	}
+	if r := git.MessageProblem(msg); r != "" {
+		return validation(map[string][]string{"message": {r}})
 	}
 	ctx := c.R.Context()
 	target, err := rc.Repo.Resolve(ctx, ref)
@@ -166,6 +171,8 @@ func (s *Server) createTag(c *Ctx) error {
 	switch err := rc.Repo.CreateTag(ctx, name, target, msg, rc.signature(s.repos.Now())); {
 	case errors.Is(err, git.ErrExists):
 		return badRequest("Tag " + name + " already exists")
+	case errors.Is(err, git.ErrRefClash):
+		return badRequest("Tag name " + name + " clashes with an existing tag")
 	case err != nil:
 		return gitError(err, "Tag")
 	}

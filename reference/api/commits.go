@@ -378,6 +378,11 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	if err != nil {
 		return err
 	}
+	if message != nil {
+		if r := git.MessageProblem(*message); r != "" {
+			return validation(map[string][]string{"message": {r}})
+		}
+	}
 	ctx := c.R.Context()
 	r := rc.Repo
 	r.Lock()
@@ -487,9 +492,6 @@ func (s *Server) createCommit(c *Ctx) error {
 	rc, err := s.repoOf(c, true)
 	if err != nil {
 		return err
-	}
-	if !validBranchName(branch) {
-		return commitFailed("Branch name is invalid")
 	}
 	req := &writeRequest{Branch: branch, Message: msg, Actions: actions, LastCommitIDs: lasts, Force: force,
 		StartBranch: startBranch, StartSHA: startSHA, Author: rc.signature(s.repos.Now())}

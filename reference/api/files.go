@@ -331,9 +331,6 @@ func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error)
 	if strings.Contains("/"+filePath+"/", "/../") || !git.ValidPath(filePath) {
 		return nil, nil, commitFailed("file_path should be a valid file path")
 	}
-	if !validBranchName(branch) {
-		return nil, nil, commitFailed("Branch name is invalid")
-	}
 	a := git.Action{Kind: kind, Path: filePath, Executable: exec}
 	if kind != "delete" {
 		b, ok := decodeContent(content, encoding)
