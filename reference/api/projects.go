@@ -24,6 +24,7 @@ func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 		IssuesEnabled:                in.Bool("issues_enabled"),
 		MergeRequestsEnabled:         in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
 		JobsEnabled: in.Bool("jobs_enabled"), SnippetsEnabled: in.Bool("snippets_enabled"),
+		SharedRunnersEnabled: in.Bool("shared_runners_enabled"),
 	}
 	// tag_list is the deprecated name of topics.
 	for _, name := range []string{"tag_list", "topics"} {

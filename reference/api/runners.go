@@ -441,18 +441,23 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 
 // listRunnerManagers implements GET /runners/:id/managers (rules runners.managers.*).
 func (s *Server) listRunnerManagers(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out []RunnerManagerJSON
+	err := s.store.Read(func(d *store.Data) error {
 		r, err := c.runnerOf(d)
 		if err != nil {
 			return err
 		}
 		v := c.view(d)
-		out := []RunnerManagerJSON{}
 		for _, m := range d.RunnerManagers(r.ID) {
 			out = append(out, v.runnerManagerJSON(m))
 		}
-		return c.JSON(http.StatusOK, out)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// Paginated like every list (Endpoints convention 8).
+	return Paginate(c, out, nil, func(m RunnerManagerJSON) RunnerManagerJSON { return m })
 }
 
 // listProjectRunners implements GET /projects/:id/runners (rules

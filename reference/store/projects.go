@@ -54,6 +54,8 @@ type ProjectFields struct {
 	WikiEnabled                  *bool
 	JobsEnabled                  *bool
 	SnippetsEnabled              *bool
+	// SharedRunnersEnabled lets the instance runners run the project's jobs.
+	SharedRunnersEnabled *bool
 }
 
 // NamespaceOf describes the namespace a project lives in.
@@ -245,6 +247,7 @@ func (d *Data) applyProject(p *Project, f ProjectFields) {
 	set(&p.WikiEnabled, f.WikiEnabled)
 	set(&p.JobsEnabled, f.JobsEnabled)
 	set(&p.SnippetsEnabled, f.SnippetsEnabled)
+	set(&p.SharedRunnersEnabled, f.SharedRunnersEnabled)
 	if f.ContainerRegistryAccessLevel != nil {
 		p.ContainerRegistryAccessLevel = *f.ContainerRegistryAccessLevel
 	}
