@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"sort"
 	"strings"
 	"testing"
 
+	"v4cert/reference/apitest"
 	"v4cert/specs"
 )
 
@@ -65,39 +64,6 @@ func concretePath(e *specs.Endpoint) string {
 	return "/api/v4" + strings.Join(segs, "/")
 }
 
-// validValue is a value of p's declared type (and value set).
-func validValue(p specs.Param) any {
-	first := func(def string) string {
-		if len(p.Values) > 0 {
-			return p.Values[0]
-		}
-		return def
-	}
-	switch p.Type {
-	case "integer":
-		return 1
-	case "boolean":
-		return true
-	case "datetime":
-		return "2026-01-01T00:00:00Z"
-	case "date":
-		return "2026-01-01"
-	case "hash":
-		return map[string]any{"k": "v"}
-	case "file":
-		return ""
-	case "array":
-		switch p.Items {
-		case "hash":
-			return []any{map[string]any{"k": "v"}}
-		case "integer":
-			return []any{1}
-		}
-		return []any{first("x")}
-	}
-	return first("x")
-}
-
 // bindBody builds the parameters of a request: every declared one but skip,
 // with override replacing one value. Bracketed names (range[start]) go inside
 // their hash.
@@ -107,7 +73,7 @@ func bindBody(params []specs.Param, skip map[string]bool, override map[string]an
 		if skip[p.Name] {
 			continue
 		}
-		val := validValue(p)
+		val := apitest.ValidValue(p)
 		if o, ok := override[p.Name]; ok {
 			val = o
 		}
@@ -128,45 +94,6 @@ func bindBody(params []specs.Param, skip map[string]bool, override map[string]an
 	return body
 }
 
-// encodeQuery writes body as a query string with name[], name[key] and
-// name[i][key], as clients send arrays and hashes (Endpoints convention 5).
-func encodeQuery(body map[string]any) string {
-	var parts []string
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(prefix+"["+k+"]", x[k])
-			}
-		case []any:
-			for i, e := range x {
-				if _, isMap := e.(map[string]any); isMap {
-					walk(fmt.Sprintf("%s[%d]", prefix, i), e)
-				} else {
-					walk(prefix+"[]", e)
-				}
-			}
-		default:
-			parts = append(parts, url.QueryEscape(prefix)+"="+url.QueryEscape(fmt.Sprint(x)))
-		}
-	}
-	keys := make([]string, 0, len(body))
-	for k := range body {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		walk(k, body[k])
-	}
-	return strings.Join(parts, "&")
-}
-
 // send sends body to e the way a client would: the query string for GET,
 // HEAD and DELETE, a JSON body (form when form is true) otherwise.
 func (a *apiClient) send(e *specs.Endpoint, body map[string]any, form bool) (int, []byte) {
@@ -176,12 +103,12 @@ func (a *apiClient) send(e *specs.Endpoint, body map[string]any, form bool) (int
 	ct := ""
 	switch {
 	case e.Method == http.MethodGet || e.Method == http.MethodHead || e.Method == http.MethodDelete:
-		if q := encodeQuery(body); q != "" {
+		if q := apitest.EncodeQuery(body); q != "" {
 			target += "?" + q
 		}
 		rd = bytes.NewReader(nil)
 	case form:
-		rd, ct = bytes.NewReader([]byte(encodeQuery(body))), "application/x-www-form-urlencoded"
+		rd, ct = bytes.NewReader([]byte(apitest.EncodeQuery(body))), "application/x-www-form-urlencoded"
 	default:
 		b, _ := json.Marshal(body)
 		rd, ct = bytes.NewReader(b), "application/json"
@@ -262,46 +189,6 @@ func TestEveryRequiredParameterIsBound(t *testing.T) {
 	t.Logf("%d required parameters bound", required)
 }
 
-// wrongValues are, per declared type, values of another type or shape:
-// arrays and hashes where a scalar is declared, and the reverse.
-func wrongValues(p specs.Param) map[string]any {
-	arr, hash := []any{"1"}, map[string]any{"a": "1"}
-	w := map[string]any{}
-	switch p.Type {
-	case "string":
-		w["array"], w["hash"] = arr, hash
-	case "integer":
-		w["word"], w["fraction"], w["huge"], w["array"], w["hash"] = "abc", "1.5", "99999999999999999999999", arr, hash
-	case "boolean":
-		w["yes"], w["one"], w["empty"], w["array"], w["hash"] = "yes", 1, "", arr, hash
-	case "datetime":
-		w["word"], w["array"], w["hash"] = "yesterday", arr, hash
-	case "date":
-		w["word"], w["month 13"], w["array"], w["hash"] = "soon", "2026-13-01", arr, hash
-	case "hash":
-		w["scalar"], w["array"] = "v", []any{"v"}
-	case "file":
-		w["text"], w["array"] = "not a file", arr
-	case "array":
-		w["hash"] = hash
-		switch p.Items {
-		case "hash":
-			w["scalar"], w["array of scalars"] = "v", []any{"v"}
-		case "integer":
-			w["word"], w["array of words"], w["array of hashes"] = "x", []any{"x"}, []any{hash}
-		default:
-			w["array of hashes"] = []any{hash}
-		}
-	}
-	if len(p.Values) > 0 {
-		w["outside the value set"] = "not-a-value"
-		if p.Type == "array" {
-			w["outside the value set"] = []any{"not-a-value"}
-		}
-	}
-	return w
-}
-
 // TestEveryParameterIsTypeChecked sends, for every declared parameter of
 // every endpoint, values of the wrong type, outside the value set, and
 // arrays or hashes where scalars are declared (and the reverse): each is a
@@ -311,7 +198,7 @@ func TestEveryParameterIsTypeChecked(t *testing.T) {
 	checked := 0
 	for _, bc := range bindCases() {
 		for _, p := range bc.params {
-			for what, val := range wrongValues(p) {
+			for what, val := range apitest.WrongValues(p) {
 				checked++
 				for _, form := range []bool{false, true} {
 					status, body := a.send(bc.e, bindBody(bc.params, nil, map[string]any{p.Name: val}), form)

@@ -183,35 +183,46 @@ func TestAPIWritesAreOrdinaryGit(t *testing.T) {
 	}
 }
 
-// TestConcurrentWritesOneWins fires updates based on the same last_commit_id
-// at once: exactly one lands, the rest answer 400, and no commit is lost or
-// half-written; writes without a base all land, one commit each.
+// TestConcurrentWritesOneWins fires twenty writes based on the same
+// last_commit_id at once, half through the files API and half as update
+// actions of POST .../commits: exactly one lands, the rest answer 400
+// (Errors rule 5), the file holds the winner's content, and no commit is lost
+// or half-written; writes without a base all land, one commit each.
 func TestConcurrentWritesOneWins(t *testing.T) {
 	a := newAPI(t)
 	id, r := a.project("racers")
 	p := fmt.Sprintf("/projects/%d/repository", id)
 	a.must(201, "POST", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": "base", "content": "base\n"})
 	base := a.must(200, "GET", p+"/files/race.txt?ref=main", nil)["last_commit_id"].(string)
-	const n = 8
+	const n = 20
 	statuses := make([]int, n)
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			statuses[i], _ = a.do("PUT", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
-				"content": fmt.Sprintf("racer %d\n", i), "last_commit_id": base})
+			<-start
+			content := fmt.Sprintf("racer %d\n", i)
+			if i%2 == 0 {
+				statuses[i], _ = a.do("PUT", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
+					"content": content, "last_commit_id": base})
+				return
+			}
+			statuses[i], _ = a.do("POST", p+"/commits", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
+				"actions": []map[string]any{{"action": "update", "file_path": "race.txt", "content": content, "last_commit_id": base}}})
 		}(i)
 	}
+	close(start)
 	wg.Wait()
-	won := 0
-	for _, s := range statuses {
+	won, winner := 0, -1
+	for i, s := range statuses {
 		switch s {
-		case 200:
-			won++
+		case 200, 201:
+			won, winner = won+1, i
 		case 400:
 		default:
-			t.Fatalf("status %d", s)
+			t.Fatalf("racer %d: status %d", i, s)
 		}
 	}
 	if won != 1 {
@@ -220,6 +231,9 @@ func TestConcurrentWritesOneWins(t *testing.T) {
 	log := strings.Fields(gitIn(t, r, "log", "--format=%H", "main"))
 	if len(log) != 3 || log[1] != base {
 		t.Fatalf("history after the race: %v (base %s)", log, base)
+	}
+	if got, want := gitIn(t, r, "show", "main:race.txt"), fmt.Sprintf("racer %d\n", winner); got != want {
+		t.Fatalf("race.txt holds %q, the winner wrote %q", got, want)
 	}
 	for i := 0; i < n; i++ {
 		wg.Add(1)
