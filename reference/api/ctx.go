@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/access"
 	"v4cert/reference/params"
 	"v4cert/reference/store"
 	"v4cert/specs"
@@ -294,6 +293,3 @@ func (s *Server) sudo(c *Ctx) error {
 	c.Caller = target
 	return nil
 }
-
-// level is a convenience for role checks against the caller.
-type level = access.Level

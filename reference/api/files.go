@@ -136,7 +136,7 @@ func writeFileJSON(w http.ResponseWriter, f *RepositoryFile, raw []byte) error {
 	}
 	head = bytes.TrimSuffix(head, []byte(`""}`))
 	body := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(raw))+2)
-	body = append(head, '"')
+	body = append(append(body, head...), '"')
 	body = base64.StdEncoding.AppendEncode(body, raw)
 	body = append(body, '"', '}')
 	h := w.Header()

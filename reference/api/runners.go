@@ -156,10 +156,8 @@ type runnerFilter struct {
 	versionPrefix      *string
 }
 
-var (
-	runnerStatuses = []string{"online", "offline", "stale", "never_contacted", "active", "paused"}
-	runnerTypes    = []string{store.InstanceRunner, store.GroupRunner, store.ProjectRunner}
-)
+// runnerTypes are the runner types, also deprecated scope values of GET /runners/all.
+var runnerTypes = []string{store.InstanceRunner, store.GroupRunner, store.ProjectRunner}
 
 // readRunnerFilter reads the shared filters; scopes are the deprecated
 // status values, and on /runners/all also the runner types.
