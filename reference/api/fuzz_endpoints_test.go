@@ -19,9 +19,11 @@ import (
 	"v4cert/specs"
 )
 
-// fuzzWorld is the world the every-endpoint fuzz target works on: built once
-// per process and again only after a request was accepted as a write, so
-// every input starts from the same state (and a failing input replays alone).
+// fuzzWorld is the world the every-endpoint fuzz target works on. Every input
+// starts from a pristine one, so a failing input replays alone: after a
+// request was accepted as a write, the next input takes a fresh world that a
+// background builder has made meanwhile (the fuzz engine gives an input ten
+// seconds, and building a world takes one or two).
 type fuzzWorld struct {
 	inst     *reference.Instance
 	srv      *httptest.Server
@@ -40,30 +42,55 @@ var (
 
 func (fw *fuzzWorld) close() { fw.srv.Close(); fw.inst.Close() }
 
-// currentWorld returns the pristine world, building it when there is none.
-func currentWorld(t *testing.T) *fuzzWorld {
-	t.Helper()
-	if fuzzState != nil {
-		return fuzzState
+// builtWorld is a world or why it could not be built.
+type builtWorld struct {
+	fw  *fuzzWorld
+	err error
+}
+
+// worldBuilder keeps one spare world ready until done is closed.
+func worldBuilder(spare chan<- builtWorld, done <-chan struct{}) {
+	for {
+		fw, err := buildFuzzWorld()
+		select {
+		case spare <- builtWorld{fw, err}:
+		case <-done:
+			if fw != nil {
+				fw.close()
+			}
+			return
+		}
 	}
+}
+
+func buildFuzzWorld() (*fuzzWorld, error) {
 	inst, err := reference.New(reference.Config{RootToken: repoRootToken, Seed: "none", FixedClock: true})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	srv := httptest.NewServer(inst.Server)
-	w, err := apitest.Build(&apitest.Client{Base: srv.URL, Token: repoRootToken})
+	fw := &fuzzWorld{inst: inst, srv: srv, root: &apitest.Client{Handler: inst.Server, Token: repoRootToken}}
+	if fw.w, err = apitest.Build(&apitest.Client{Base: srv.URL, Token: repoRootToken}); err == nil {
+		fw.baseline, fw.refs, err = fw.snapshot()
+	}
 	if err != nil {
-		srv.Close()
-		inst.Close()
-		t.Fatal(err)
-	}
-	fw := &fuzzWorld{inst: inst, srv: srv, w: w, root: &apitest.Client{Handler: inst.Server, Token: repoRootToken}}
-	if fw.baseline, fw.refs, err = fw.snapshot(); err != nil {
 		fw.close()
-		t.Fatal(err)
+		return nil, err
 	}
-	fuzzState = fw
-	return fw
+	return fw, nil
+}
+
+// currentWorld returns the pristine world, taking the spare when there is none.
+func currentWorld(t *testing.T, spare <-chan builtWorld) *fuzzWorld {
+	t.Helper()
+	if fuzzState == nil {
+		b := <-spare
+		if b.err != nil {
+			t.Fatal(b.err)
+		}
+		fuzzState = b.fw
+	}
+	return fuzzState
 }
 
 // snapshot reads the store through the API and the repositories' refs from disk.
@@ -235,7 +262,10 @@ func FuzzEveryEndpoint(f *testing.F) {
 			}
 		}
 	}
+	spare, done := make(chan builtWorld), make(chan struct{})
+	go worldBuilder(spare, done)
 	f.Cleanup(func() {
+		close(done)
 		fuzzMu.Lock()
 		defer fuzzMu.Unlock()
 		f.Logf("inputs by answer: %v", fuzzStats)
@@ -247,7 +277,7 @@ func FuzzEveryEndpoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, endpoint uint16, who, param, kind, encoding uint8, fuzz string) {
 		fuzzMu.Lock()
 		defer fuzzMu.Unlock()
-		fw := currentWorld(t)
+		fw := currentWorld(t, spare)
 		e := book.Endpoints[int(endpoint)%len(book.Endpoints)]
 		k := fuzzKinds[int(kind)%len(fuzzKinds)]
 		enc := fuzzEncodings[int(encoding)%len(fuzzEncodings)]
