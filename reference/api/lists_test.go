@@ -3,7 +3,6 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -31,18 +30,13 @@ var fewEntries = map[string]int{
 // clock and returns it with an administrator's client over loopback.
 func worldServer(t testing.TB) (*apitest.World, *apitest.Client, *reference.Instance) {
 	t.Helper()
-	inst, err := reference.New(reference.Config{RootToken: repoRootToken, Seed: "none", FixedClock: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(inst.Server)
-	t.Cleanup(func() { srv.Close(); inst.Close() })
-	root := &apitest.Client{Base: srv.URL, Token: repoRootToken}
+	a := newAPI(t)
+	root := &apitest.Client{Base: a.srv.URL, Token: repoRootToken}
 	w, err := apitest.Build(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, root, inst
+	return w, root, a.inst
 }
 
 var linkRel = regexp.MustCompile(`<([^>]*)>; rel="([a-z]+)"`)

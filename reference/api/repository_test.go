@@ -38,26 +38,11 @@ func newAPI(t testing.TB) *apiClient {
 
 func (a *apiClient) do(method, path string, body any) (int, []byte) {
 	a.t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
+	if body == nil {
+		return a.doRaw(method, path, "", "")
 	}
-	req, _ := http.NewRequest(method, a.srv.URL+"/api/v4"+path, rd)
-	req.Header.Set("PRIVATE-TOKEN", repoRootToken)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := a.srv.Client().Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(res.Body)
-	return res.StatusCode, buf.Bytes()
+	b, _ := json.Marshal(body)
+	return a.doRaw(method, path, "application/json", string(b))
 }
 
 func (a *apiClient) must(status int, method, path string, body any) map[string]any {
