@@ -293,6 +293,18 @@ func (e *Endpoint) Param(name string) *Param {
 	return nil
 }
 
+// InPath reports whether name is one of the endpoint's path placeholders
+// (`:name`, or `*name` on the registry host): the router matches those, and
+// the other parameters travel in the query or the body.
+func (e *Endpoint) InPath(name string) bool {
+	for _, s := range e.segments {
+		if (strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*")) && s[1:] == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Allows reports whether status is one the endpoint may answer.
 func (e *Endpoint) Allows(status int) bool {
 	if status == e.Status {

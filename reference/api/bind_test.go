@@ -26,15 +26,9 @@ func bindCases() []bindCase {
 		if !e.UnderAPI() {
 			continue
 		}
-		inPath := map[string]bool{}
-		for _, seg := range strings.Split(e.Path, "/") {
-			if strings.HasPrefix(seg, ":") {
-				inPath[seg[1:]] = true
-			}
-		}
 		bc := bindCase{e: e}
 		for _, p := range e.Params {
-			if !inPath[p.Name] {
+			if !e.InPath(p.Name) {
 				bc.params = append(bc.params, p)
 			}
 		}

@@ -86,15 +86,9 @@ var everywhereParams = []params.Decl{
 // checks: every one of the rulebook's except path placeholders, which the
 // router matches (an un-encoded or malformed `:id` is a 404, not a 400).
 func routeParams(e *specs.Endpoint) []params.Decl {
-	inPath := map[string]bool{}
-	for _, seg := range strings.Split(e.Path, "/") {
-		if strings.HasPrefix(seg, ":") || strings.HasPrefix(seg, "*") {
-			inPath[seg[1:]] = true
-		}
-	}
 	var out []params.Decl
 	for _, p := range e.Params {
-		if inPath[p.Name] {
+		if e.InPath(p.Name) {
 			continue
 		}
 		out = append(out, params.Decl{Name: p.Name, Type: p.Type, Items: p.Items, Required: p.Required,

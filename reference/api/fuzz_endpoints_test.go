@@ -290,12 +290,9 @@ func FuzzEveryEndpoint(f *testing.F) {
 		enc := fuzzEncodings[int(encoding)%len(fuzzEncodings)]
 		params := map[string]any{}
 		var spoiled string
-		inPath := func(name string) bool {
-			return strings.Contains(e.Path, ":"+name) || strings.Contains(e.Path, "*"+name)
-		}
 		var declared []specs.Param
 		for _, p := range e.Params {
-			if !inPath(p.Name) && !strings.Contains(p.Name, "[") {
+			if !e.InPath(p.Name) && !strings.Contains(p.Name, "[") {
 				declared = append(declared, p)
 			}
 		}

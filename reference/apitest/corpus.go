@@ -50,7 +50,7 @@ func Corpus(w *World) []Probe {
 		required := map[string]any{}
 		var declared []specs.Param
 		for _, p := range e.Params {
-			if strings.Contains(e.Path, ":"+p.Name) || strings.Contains(p.Name, "[") {
+			if e.InPath(p.Name) || strings.Contains(p.Name, "[") {
 				continue
 			}
 			declared = append(declared, p)

@@ -127,7 +127,7 @@ func (w *World) value(name, root, prev string, issue, note, registry, indirect b
 func (w *World) Target(e *specs.Endpoint) string {
 	var q []string
 	for _, p := range e.Params {
-		if !p.Required || strings.Contains(e.Path, ":"+p.Name) {
+		if !p.Required || e.InPath(p.Name) {
 			continue
 		}
 		switch p.Name {
