@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"v4cert/reference"
 	"v4cert/reference/apitest"
+	"v4cert/reference/store"
 	"v4cert/specs"
 )
 
@@ -108,15 +108,27 @@ func (fw *fuzzWorld) snapshot() (apitest.Snapshot, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	dirs, _ := filepath.Glob(filepath.Join(fw.inst.Server.Repositories().Dir(), "project-*.git"))
-	sort.Strings(dirs)
+	// The repositories of the projects there are: a deleted project's files
+	// go in the background, after its repository was forgotten.
+	var ids []int
+	fw.inst.Server.Store().Read(func(d *store.Data) error {
+		for _, p := range d.Projects() {
+			ids = append(ids, p.ID)
+		}
+		return nil
+	})
+	sort.Ints(ids)
 	var refs []string
-	for _, d := range dirs {
-		r, err := apitest.RefsOf(d)
+	for _, id := range ids {
+		repo, err := fw.inst.Server.Repositories().Get(id)
+		if err != nil {
+			continue // made on first use
+		}
+		r, err := apitest.RefsOf(repo.Dir())
 		if err != nil {
 			return nil, "", err
 		}
-		refs = append(refs, filepath.Base(d)+"\n"+r)
+		refs = append(refs, fmt.Sprintf("project %d\n%s", id, r))
 	}
 	return s, strings.Join(refs, "\n\n"), nil
 }
