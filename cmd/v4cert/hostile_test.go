@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"v4cert/reference/apitest"
+	"v4cert/specs"
 )
 
 // TestHostileCorpus starts `v4cert serve` as its own process, builds a world
@@ -121,6 +122,7 @@ func TestHostileCorpus(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
+	book := specs.Default()
 	byStatus := map[int]int{}
 	failures := 0
 	for _, res := range results {
@@ -138,6 +140,9 @@ func TestHostileCorpus(t *testing.T) {
 		if !slices.Contains(res.p.Want, res.r.Status) {
 			fail("%.300s, want %v", res.r, res.p.Want)
 			continue
+		}
+		if e := book.Endpoint(res.p.Endpoint); e != nil && !e.Allows(res.r.Status) {
+			fail("%d is not among the statuses the rulebook lists for %s", res.r.Status, e.ID)
 		}
 		if res.p.Method != http.MethodHead {
 			var doc struct{ Message any }

@@ -14,13 +14,14 @@ import (
 // refuse it properly. Every probe must be refused: an answer outside Want is
 // either something clearly invalid accepted or an error of the wrong kind.
 type Probe struct {
-	What    string
-	Method  string
-	Target  string // from the server root
-	Body    any    // nil, Raw, or sent as JSON
-	Token   string // "" anonymous
-	Headers []string
-	Want    []int
+	What     string
+	Endpoint string // the rulebook's endpoint the probe addresses, "" for none
+	Method   string
+	Target   string // from the server root
+	Body     any    // nil, Raw, or sent as JSON
+	Token    string // "" anonymous
+	Headers  []string
+	Want     []int
 }
 
 // Corpus is the hostile corpus over the world: for every endpoint under
@@ -33,7 +34,9 @@ type Probe struct {
 func Corpus(w *World) []Probe {
 	root := w.Root.Token
 	var out []Probe
+	var endpoint string
 	add := func(p Probe) {
+		p.Endpoint = endpoint
 		if p.Token == "" && p.Want == nil {
 			p.Token = root
 		}
@@ -46,6 +49,7 @@ func Corpus(w *World) []Probe {
 		if !e.UnderAPI() {
 			continue // the registry host reads no API parameters
 		}
+		endpoint = e.ID
 		path := w.Path(e)
 		required := map[string]any{}
 		var declared []specs.Param
