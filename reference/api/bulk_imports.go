@@ -154,7 +154,6 @@ func unprocessable(msg string) *Error { return errorf(http.StatusUnprocessableEn
 // deterministic (no timers): created → started → finished or failed.
 func (s *Server) createBulkImport(c *Ctx) error {
 	in := c.In()
-	in.Require("configuration")
 	conf := in.Hash("configuration")
 	if err := in.Err(); err != nil {
 		return err
@@ -164,7 +163,6 @@ func (s *Server) createBulkImport(c *Ctx) error {
 			return missing("configuration[" + k + "]")
 		}
 	}
-	in.Require("entities")
 	objs := in.Objects("entities")
 	if err := in.Err(); err != nil {
 		return err
@@ -444,8 +442,8 @@ func bulkMembers(d *store.Data, t store.SourceType, source int, creator *store.U
 // bulkFilters reads the four shared list parameters' filter and sort.
 func bulkFilters(c *Ctx) (status *string, desc bool, err error) {
 	in := c.In()
-	status = in.Enum("status", "created", "started", "finished", "failed")
-	sort := in.Enum("sort", "asc", "desc")
+	status = in.String("status")
+	sort := in.String("sort")
 	if err := in.Err(); err != nil {
 		return nil, false, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"v4cert/reference/git"
 	"v4cert/reference/registry"
+	"v4cert/reference/params"
 	"v4cert/reference/store"
 	"v4cert/specs"
 )
@@ -64,6 +65,7 @@ type Server struct {
 type route struct {
 	endpoint *specs.Endpoint
 	handle   handler
+	params   []params.Decl // bound before handle runs (prepare)
 }
 
 type handler func(*Server, *Ctx) error
@@ -95,7 +97,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		if !ok {
 			return nil, fmt.Errorf("endpoint %s (%s %s) has no handler", e.ID, e.Method, e.Path)
 		}
-		rt := &route{endpoint: e, handle: h}
+		rt := &route{endpoint: e, handle: h, params: routeParams(e)}
 		s.routes[e.ID] = rt
 		pattern := e.Method + " /api/v4" + e.Pattern()
 		if err := register(s.mux, pattern, s.serveRoute(rt)); err != nil {

@@ -29,6 +29,9 @@ var (
 	ErrStale = errors.New("git: ref changed concurrently")
 	// ErrExists: a ref that must not exist does.
 	ErrExists = errors.New("git: ref already exists")
+	// ErrRefClash: a new ref would be the directory of an existing one, or
+	// the reverse (refs/heads/a beside refs/heads/a/b).
+	ErrRefClash = errors.New("git: ref clashes with an existing ref")
 	// ErrClosed: the manager was closed.
 	ErrClosed = errors.New("git: repositories closed")
 )

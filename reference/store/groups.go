@@ -90,6 +90,9 @@ func (d *Data) CreateGroup(n NewGroup) (*Group, error) {
 	if n.Path != "" && d.namespacePathTaken(n.Path, n.ParentID) {
 		v.Fields["path"] = append(v.Fields["path"], "has already been taken")
 	}
+	v.checkLength("name", n.Name, MaxName)
+	v.checkLength("path", n.Path, MaxName)
+	v.checkLength("description", n.Description, MaxGroupDescription)
 	if len(v.Fields) > 0 {
 		return nil, v
 	}

@@ -80,8 +80,9 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 	} else if create {
 		v.Fields["name"] = []string{"can't be blank"}
 	}
-	// The platform checks the title's presence on creation only.
-	if create && (f.Title == nil || strings.TrimSpace(*f.Title) == "") {
+	// A topic always has a title: absent on creation or blank in an update
+	// is a validation failure (Errors rule 3).
+	if (create && f.Title == nil) || (f.Title != nil && strings.TrimSpace(*f.Title) == "") {
 		v.Fields["title"] = []string{"can't be blank"}
 	}
 	if f.Title != nil && len(*f.Title) > 255 {

@@ -142,6 +142,8 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	} else if d.emailTaken(n.Email) {
 		v.Fields["email"] = append(v.Fields["email"], "has already been taken")
 	}
+	v.checkLength("name", n.Name, MaxName)
+	v.checkLength("email", n.Email, MaxName)
 	if n.Password != "" && len(n.Password) < 8 {
 		v.Fields["password"] = append(v.Fields["password"], "is too short (minimum is 8 characters)")
 	}
