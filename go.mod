@@ -3,9 +3,12 @@ module v4cert
 go 1.26.8
 
 require (
-	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/dnaeon/go-vcr/v2 v2.1.0
 	github.com/elazarl/goproxy v1.9.2
+)
+
+require (
+	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-task/slim-sprig/v3 v3.0.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
@@ -16,6 +19,7 @@ require (
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
+	go.etcd.io/bbolt v1.4.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.36.0 // indirect
 	golang.org/x/net v0.56.0 // indirect

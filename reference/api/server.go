@@ -33,6 +33,8 @@ type Options struct {
 	// RepoDir holds the projects' git repositories; empty uses a temporary
 	// directory that Close removes.
 	RepoDir string
+	// Version is the v4cert build, the revision GET /version answers.
+	Version string
 }
 
 // DefaultMaxQueryBytes is the query-string limit unless configured.

@@ -209,9 +209,60 @@ func (m *Manager) Get(id int) (*Repo, error) {
 	}
 	r := m.repos[id]
 	if r == nil {
-		return nil, ErrNotFound
+		return m.adopt(id)
 	}
 	return r, nil
+}
+
+// adopt takes over a repository a previous server left in a lasting
+// directory (--data-dir): repositories outlive the process there.
+func (m *Manager) adopt(id int) (*Repo, error) {
+	if m.temp {
+		return nil, ErrNotFound
+	}
+	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return nil, ErrNotFound
+	}
+	if err := m.prepare(); err != nil {
+		return nil, err
+	}
+	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
+	m.repos[id] = r
+	return r, nil
+}
+
+// RemoveAll deletes every repository (POST /-/reset), waiting for writes in
+// progress; the manager stays open for new ones.
+func (m *Manager) RemoveAll() error {
+	m.mu.Lock()
+	repos := m.repos
+	m.repos = map[int]*Repo{}
+	dir, made := m.dir, m.made
+	m.mu.Unlock()
+	for _, r := range repos {
+		r.wmu.Lock()
+		r.close()
+		r.wmu.Unlock()
+	}
+	if !made && m.temp {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "project-") && strings.HasSuffix(e.Name(), ".git") {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Ensure returns the repository of project id, creating it with init when

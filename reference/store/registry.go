@@ -20,8 +20,8 @@ type RegistryRepository struct {
 	// Status is empty (null) or delete_scheduled (States: registry repository).
 	Status string
 	Tags   map[string]*RegistryTag
-	// bulkDeleteAt is when the last bulk tag delete ran; zero when never (Limits).
-	bulkDeleteAt time.Time
+	// BulkDeleteAt is when the last bulk tag delete ran; zero when never (Limits).
+	BulkDeleteAt time.Time
 }
 
 // RegistryTag names one manifest of a repository.
@@ -149,13 +149,17 @@ func (d *Data) RegistryRepositorySize(r *RegistryRepository) int64 {
 // ScheduleRegistryRepositoryDelete marks a repository delete_scheduled; the
 // next read that shows it completes the removal (ReapRegistryRepositories),
 // so the asynchronous delete is deterministic.
-func (d *Data) ScheduleRegistryRepositoryDelete(r *RegistryRepository) { r.Status = "delete_scheduled" }
+func (d *Data) ScheduleRegistryRepositoryDelete(r *RegistryRepository) {
+	d.Touch(r)
+	r.Status = "delete_scheduled"
+}
 
 // ReapRegistryRepositories removes the scheduled repositories among rs, once a
 // read has shown them in their scheduled state.
 func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) {
 	for _, r := range rs {
 		if r.Status == "delete_scheduled" {
+			d.Touch(r)
 			delete(d.registryRepos, r.ID)
 		}
 	}
@@ -164,6 +168,7 @@ func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) {
 func (d *Data) dropRegistry(projectID int) {
 	for id, r := range d.registryRepos {
 		if r.ProjectID == projectID {
+			d.Touch(r)
 			delete(d.registryRepos, id)
 		}
 	}
@@ -173,6 +178,7 @@ func (d *Data) dropRegistry(projectID int) {
 func (d *Data) PutRegistryBlob(digest string, content []byte) {
 	d.registryInit()
 	d.registryBlobs[digest] = slices.Clone(content)
+	d.touchKey(tRegistryBlobs, digest)
 }
 
 // RegistryBlob returns a blob's content, or nil when it was never uploaded.
@@ -186,6 +192,7 @@ func (d *Data) StartRegistryUpload(image string) string {
 	d.registryInit()
 	id := "upload-" + strconv.Itoa(d.next("registry_upload"))
 	d.registryUploads[id] = image
+	d.touchKey(tRegistryUploads, id)
 	return id
 }
 
@@ -196,7 +203,10 @@ func (d *Data) RegistryUpload(id string) (string, bool) {
 }
 
 // FinishRegistryUpload closes an upload session.
-func (d *Data) FinishRegistryUpload(id string) { delete(d.registryUploads, id) }
+func (d *Data) FinishRegistryUpload(id string) {
+	d.touchKey(tRegistryUploads, id)
+	delete(d.registryUploads, id)
+}
 
 // PutRegistryTag stores a manifest under a tag, creating the repository on the
 // first push to its name (how repositories and tags come to exist).
@@ -205,6 +215,7 @@ func (d *Data) PutRegistryTag(p *Project, name string, t *RegistryTag) *Registry
 	r := d.RegistryRepositoryByName(p.ID, name)
 	if r == nil || r.Status != "" {
 		if r != nil {
+			d.Touch(r)
 			delete(d.registryRepos, r.ID)
 		}
 		r = &RegistryRepository{ID: d.next("registry_repository"), ProjectID: p.ID, Name: name,
@@ -212,16 +223,21 @@ func (d *Data) PutRegistryTag(p *Project, name string, t *RegistryTag) *Registry
 		d.registryRepos[r.ID] = r
 	}
 	r.Tags[t.Name] = t
+	d.Touch(r)
 	return r
 }
 
 // DeleteRegistryTag removes a tag; its blobs stay until garbage collection.
-func (d *Data) DeleteRegistryTag(r *RegistryRepository, name string) { delete(r.Tags, name) }
+func (d *Data) DeleteRegistryTag(r *RegistryRepository, name string) {
+	d.Touch(r)
+	delete(r.Tags, name)
+}
 
 // AddRegistryToken keeps an issued bearer.
 func (d *Data) AddRegistryToken(t *RegistryToken) {
 	d.registryInit()
 	d.registryTokens[t.Secret] = t
+	d.Touch(t)
 }
 
 // RegistryTokenBySecret returns a bearer that has not expired, or nil.
@@ -254,10 +270,11 @@ type BulkDeleteTags struct {
 // names removed. It runs at most once per hour per repository.
 func (d *Data) BulkDeleteRegistryTags(r *RegistryRepository, c BulkDeleteTags) ([]string, error) {
 	now := d.Now()
-	if !r.bulkDeleteAt.IsZero() && now.Sub(r.bulkDeleteAt) < BulkDeleteInterval {
+	if !r.BulkDeleteAt.IsZero() && now.Sub(r.BulkDeleteAt) < BulkDeleteInterval {
 		return nil, ErrBulkDeleteTooSoon
 	}
-	r.bulkDeleteAt = now
+	d.Touch(r)
+	r.BulkDeleteAt = now
 	var cands []*RegistryTag
 	for _, t := range r.Tags {
 		if t.Name == "latest" || !c.Delete.MatchString(t.Name) || (c.Keep != nil && c.Keep.MatchString(t.Name)) {

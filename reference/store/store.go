@@ -48,10 +48,13 @@ type Clock func() time.Time
 // FixedTime is the instant a fixed clock shows.
 var FixedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Store guards Data with a read-write lock: reads run in parallel, writes alone.
+// Store guards Data with a read-write lock: reads run in parallel, writes
+// alone. With a Backend (Open), every write is stored before it returns.
 type Store struct {
-	mu sync.RWMutex
-	d  *Data
+	mu     sync.RWMutex
+	d      *Data
+	db     Backend
+	verify bool
 }
 
 // New returns an empty store using clock.
@@ -67,11 +70,20 @@ func (s *Store) Read(fn func(d *Data) error) error {
 }
 
 // Write runs fn with exclusive access. fn must check everything before it
-// changes anything, so a failed request leaves nothing half-written.
+// changes anything, so a failed request leaves nothing half-written. With a
+// backend, the records fn touched are committed before Write returns, so an
+// acknowledged write survives a crash; a failed commit answers ErrPersist.
 func (s *Store) Write(fn func(d *Data) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fn(s.d)
+	err := fn(s.d)
+	if s.db != nil {
+		// Stored even when fn failed: whatever it touched is stored as it is.
+		if perr := s.persist(); perr != nil {
+			return perr
+		}
+	}
+	return err
 }
 
 // SourceType names what a membership, link or access request belongs to, with
@@ -126,6 +138,10 @@ type Data struct {
 
 	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
 
+	// dirty is the set of records the write in progress touched; nil
+	// without persistence (persist.go).
+	dirty map[record]struct{}
+
 	// container registry (registry.go); nil until the first push or token
 	registryRepos   map[int]*RegistryRepository // by id
 	registryBlobs   map[string][]byte           // by digest
@@ -159,6 +175,7 @@ func newData(clock Clock) *Data {
 // next returns the next sequential ID of a kind; namespaces (groups and
 // personal namespaces) share one sequence, as on the platform.
 func (d *Data) next(kind string) int {
+	d.touchKey(tSeq, kind)
 	d.seq[kind]++
 	return d.seq[kind]
 }
