@@ -35,6 +35,10 @@ type Config struct {
 	RequestLog io.Writer
 	// Version is the build of v4cert, answered as the revision of GET /version.
 	Version string
+	// VerifyPersistence makes every write with DataDir compare the whole
+	// world with what is stored (store.Verify): for tests, it costs a full
+	// encoding per write.
+	VerifyPersistence bool
 }
 
 // Account is a user of the seeded world and its token.
@@ -97,6 +101,7 @@ func New(cfg Config) (*Instance, error) {
 			inst.db.Close()
 			return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
 		}
+		st.Verify(cfg.VerifyPersistence)
 	} else {
 		st = store.New(clock)
 	}

@@ -18,7 +18,10 @@ type Bolt struct {
 // OpenBolt opens or creates the database at path. A second server on the
 // same file is refused rather than waited for.
 func OpenBolt(path string) (*Bolt, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	// The free-page list is not written with every commit (it is rebuilt on
+	// open) and is kept as a map: both keep a commit's cost independent of
+	// the size of the file.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		if err == bolt.ErrTimeout {
 			return nil, fmt.Errorf("%s is in use by another v4cert serve", path)

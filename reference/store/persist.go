@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 )
@@ -123,7 +124,11 @@ func (s *Store) persist() error {
 	}
 	clear(d.dirty)
 	if s.verify {
-		return s.verifyAll()
+		if err := s.verifyAll(); err != nil {
+			// Loud: the API turns it into a bare 500.
+			fmt.Fprintln(os.Stderr, err)
+			return err
+		}
 	}
 	return nil
 }
