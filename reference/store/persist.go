@@ -107,7 +107,7 @@ func (s *Store) Verify(on bool) {
 // persist commits the records the write touched; it runs under the write lock.
 func (s *Store) persist() error {
 	d := s.d
-	if len(d.dirty) == 0 {
+	if len(d.dirty) == 0 && !s.verify {
 		return nil
 	}
 	changes := make([]Change, 0, len(d.dirty))
@@ -118,7 +118,7 @@ func (s *Store) persist() error {
 		}
 		changes = append(changes, Change{Table: r.t.name(), Key: r.key, Value: v})
 	}
-	if err := s.db.Commit(changes); err != nil {
+	if err := s.commit(changes); err != nil {
 		// Kept dirty: the next write commits them too.
 		return fmt.Errorf("%w: %v", ErrPersist, err)
 	}
@@ -131,6 +131,13 @@ func (s *Store) persist() error {
 		}
 	}
 	return nil
+}
+
+func (s *Store) commit(changes []Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	return s.db.Commit(changes)
 }
 
 // verifyAll compares every record of the state with the backend's.
