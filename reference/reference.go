@@ -59,6 +59,9 @@ type Instance struct {
 	cfg   Config
 	world *World // the starting world: what POST /-/reset goes back to
 	db    *store.Bolt
+	// snapshots are copies of the seeded repositories by project, for reset.
+	snapshotDir string
+	snapshots   map[int]string
 
 	// gate lets POST /-/reset wait for requests in flight and hold new ones
 	// while the world is rebuilt: requests take it shared, a reset alone.
@@ -128,6 +131,12 @@ func New(cfg Config) (*Instance, error) {
 		inst.Close()
 		return nil, err
 	}
+	if !inst.Restored {
+		if err := inst.snapshotSeed(); err != nil {
+			inst.Close()
+			return nil, err
+		}
+	}
 	return inst, nil
 }
 
@@ -192,13 +201,19 @@ func (i *Instance) Reset(ctx context.Context) error {
 	if err := i.seed(i.Server.Store()); err != nil {
 		return err
 	}
-	return i.provisionRepositories(ctx)
+	if err := i.provisionRepositories(ctx); err != nil {
+		return err
+	}
+	return i.snapshotSeed()
 }
 
 // Close releases what the instance holds outside memory: the repositories'
 // git processes (and their directory when temporary) and the data dir's database.
 func (i *Instance) Close() error {
 	err := i.Server.Close()
+	if i.snapshotDir != "" {
+		err = errors.Join(err, os.RemoveAll(i.snapshotDir))
+	}
 	return errors.Join(err, i.closeDB())
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"v4cert/reference/git"
@@ -98,6 +100,12 @@ func (i *Instance) provisionRepositories(ctx context.Context) error {
 		return nil
 	})
 	for _, t := range list {
+		if snap, ok := i.snapshots[t.project.ID]; ok {
+			if _, err := repos.Restore(t.project.ID, snap); err != nil {
+				return fmt.Errorf("repository of project %d: %w", t.project.ID, err)
+			}
+			continue
+		}
 		var full string
 		i.Server.Store().Read(func(d *store.Data) error { full = d.ProjectFullPath(&t.project); return nil })
 		content := i.world.file.repository(full)
@@ -165,5 +173,36 @@ func seedRepository(ctx context.Context, repos *git.Manager, projectID int, sp *
 		}
 		heads[b.Name] = tip
 	}
+	return nil
+}
+
+// snapshotSeed keeps a copy of every seeded repository, so a reset copies
+// files rather than writing the same commits again (the same SHAs, too,
+// whatever the clock).
+func (i *Instance) snapshotSeed() error {
+	if i.snapshots != nil {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "v4cert-seed-")
+	if err != nil {
+		return err
+	}
+	snaps := map[int]string{}
+	var ids []int
+	i.Server.Store().Read(func(d *store.Data) error {
+		for _, p := range d.Projects() {
+			ids = append(ids, p.ID)
+		}
+		return nil
+	})
+	for _, id := range ids {
+		to := filepath.Join(dir, fmt.Sprintf("project-%d.git", id))
+		if err := i.Server.Repositories().Snapshot(id, to); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+		snaps[id] = to
+	}
+	i.snapshotDir, i.snapshots = dir, snaps
 	return nil
 }

@@ -232,42 +232,103 @@ func (m *Manager) adopt(id int) (*Repo, error) {
 	return r, nil
 }
 
-// RemoveAll deletes every repository (POST /-/reset), waiting for writes in
-// progress; the manager stays open for new ones.
+// RemoveAll deletes every repository (POST /-/reset); the manager stays open
+// for new ones. The directories are moved aside at once and deleted in the
+// background, after writes in progress have finished, so a reset does not
+// wait for them and new repositories may take the same paths at once.
 func (m *Manager) RemoveAll() error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
 	repos := m.repos
 	m.repos = map[int]*Repo{}
-	dir, made := m.dir, m.made
-	m.mu.Unlock()
-	for _, r := range repos {
-		r.wmu.Lock()
-		r.close()
-		r.wmu.Unlock()
-	}
-	if !made && m.temp {
+	if !m.made {
 		return nil
 	}
-	entries, err := os.ReadDir(dir)
+	trash, err := os.MkdirTemp(m.dir, ".removed-")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
+		return err
+	}
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
 		return err
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "project-") && strings.HasSuffix(e.Name(), ".git") {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			if err := os.Rename(filepath.Join(m.dir, e.Name()), filepath.Join(trash, e.Name())); err != nil {
 				return err
 			}
 		}
 	}
+	go func() {
+		for _, r := range repos {
+			r.wmu.Lock()
+			r.close()
+			r.wmu.Unlock()
+		}
+		os.RemoveAll(trash)
+	}()
 	return nil
 }
 
+// Snapshot copies the repository of project id into dir (a template a
+// reset restores, cheaper than writing its commits again).
+func (m *Manager) Snapshot(id int, dir string) error {
+	r, err := m.Get(id)
+	if err != nil {
+		return err
+	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return copyTree(r.dir, dir)
+}
+
+// Restore makes the repository of project id a copy of a snapshot.
+func (m *Manager) Restore(id int, snapshot string) (*Repo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.prepare(); err != nil {
+		return nil, err
+	}
+	if old := m.repos[id]; old != nil {
+		old.close()
+	}
+	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+	os.RemoveAll(dir)
+	if err := copyTree(snapshot, dir); err != nil {
+		return nil, err
+	}
+	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
+	m.repos[id] = r
+	return r, nil
+}
+
+// copyTree copies a directory of regular files.
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if e.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+}
+
 // Ensure returns the repository of project id, creating it with init when
-// the project has none yet (projects that exist before the server serves,
-// such as a seeded demo world, get theirs on first use).
+// the project has none yet.
 func (m *Manager) Ensure(id int, defaultBranch string, init func(*Repo) error) (*Repo, error) {
 	if r, err := m.Get(id); err == nil || !errors.Is(err, ErrNotFound) {
 		return r, err
