@@ -168,7 +168,7 @@ func (s *Store) verifyAll() error {
 	}
 	if len(diffs) > 0 {
 		sort.Strings(diffs)
-		return fmt.Errorf("store: a write changed records without touching them (add d.touch): %s", strings.Join(diffs, "; "))
+		return fmt.Errorf("store: a write changed records without touching them (add d.Touch where they change): %s", strings.Join(diffs, "; "))
 	}
 	return nil
 }
