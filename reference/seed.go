@@ -183,7 +183,18 @@ func (i *Instance) snapshotSeed() error {
 	if i.snapshots != nil {
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "v4cert-seed-")
+	// Under --data-dir the copies live there (a crash leaves nothing in /tmp);
+	// otherwise in a temporary directory that Close removes.
+	var dir string
+	var err error
+	if i.cfg.DataDir != "" {
+		dir = filepath.Join(i.cfg.DataDir, "seed-repositories")
+		if err = os.RemoveAll(dir); err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+	} else {
+		dir, err = os.MkdirTemp("", "v4cert-seed-")
+	}
 	if err != nil {
 		return err
 	}
@@ -203,6 +214,9 @@ func (i *Instance) snapshotSeed() error {
 		}
 		snaps[id] = to
 	}
-	i.snapshotDir, i.snapshots = dir, snaps
+	i.snapshots = snaps
+	if i.cfg.DataDir == "" {
+		i.snapshotDir = dir
+	}
 	return nil
 }
