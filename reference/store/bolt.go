@@ -1,10 +1,12 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Bolt is the Backend of --data-dir: one bbolt file, a bucket per table. A
@@ -23,7 +25,7 @@ func OpenBolt(path string) (*Bolt, error) {
 	// the size of the file.
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
-		if err == bolt.ErrTimeout {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("%s is in use by another v4cert serve", path)
 		}
 		return nil, err
