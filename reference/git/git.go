@@ -169,15 +169,10 @@ func (m *Manager) Create(id int, defaultBranch string) (*Repo, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.prepare(); err != nil {
+	dir, err := m.slot(id)
+	if err != nil {
 		return nil, err
 	}
-	if old := m.repos[id]; old != nil {
-		old.close()
-		os.RemoveAll(old.dir)
-	}
-	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
-	os.RemoveAll(dir)
 	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info", "lfs/objects"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, err
@@ -195,9 +190,28 @@ func (m *Manager) Create(id int, defaultBranch string) (*Repo, error) {
 			return nil, err
 		}
 	}
+	return m.register(id, dir), nil
+}
+
+// slot readies the directory of project id for a new repository: the
+// storage exists, and an older repository of id is closed and removed.
+func (m *Manager) slot(id int) (string, error) {
+	if err := m.prepare(); err != nil {
+		return "", err
+	}
+	if old := m.repos[id]; old != nil {
+		old.close()
+	}
+	dir := m.repoDir(id)
+	return dir, os.RemoveAll(dir)
+}
+
+func (m *Manager) repoDir(id int) string { return filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id)) }
+
+func (m *Manager) register(id int, dir string) *Repo {
 	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
 	m.repos[id] = r
-	return r, nil
+	return r
 }
 
 // Get returns the repository of project id.
@@ -220,16 +234,14 @@ func (m *Manager) adopt(id int) (*Repo, error) {
 	if m.temp {
 		return nil, ErrNotFound
 	}
-	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+	dir := m.repoDir(id)
 	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return nil, ErrNotFound
 	}
 	if err := m.prepare(); err != nil {
 		return nil, err
 	}
-	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
-	m.repos[id] = r
-	return r, nil
+	return m.register(id, dir), nil
 }
 
 // RemoveAll deletes every repository (POST /-/reset); the manager stays open
@@ -289,20 +301,14 @@ func (m *Manager) Snapshot(id int, dir string) error {
 func (m *Manager) Restore(id int, snapshot string) (*Repo, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.prepare(); err != nil {
+	dir, err := m.slot(id)
+	if err != nil {
 		return nil, err
 	}
-	if old := m.repos[id]; old != nil {
-		old.close()
-	}
-	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
-	os.RemoveAll(dir)
 	if err := copyTree(snapshot, dir); err != nil {
 		return nil, err
 	}
-	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
-	m.repos[id] = r
-	return r, nil
+	return m.register(id, dir), nil
 }
 
 // copyTree copies a directory of regular files.
