@@ -137,6 +137,12 @@ func (m *Manager) prepare() error {
 	} else if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return err
 	}
+	// Repositories a reset moved aside and a crash kept from deleting.
+	if left, _ := filepath.Glob(filepath.Join(m.dir, ".removed-*")); len(left) > 0 {
+		for _, d := range left {
+			os.RemoveAll(d)
+		}
+	}
 	home := filepath.Join(m.dir, ".home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
@@ -206,7 +212,9 @@ func (m *Manager) slot(id int) (string, error) {
 	return dir, os.RemoveAll(dir)
 }
 
-func (m *Manager) repoDir(id int) string { return filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id)) }
+func (m *Manager) repoDir(id int) string {
+	return filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+}
 
 func (m *Manager) register(id int, dir string) *Repo {
 	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
