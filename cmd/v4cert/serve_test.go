@@ -180,7 +180,16 @@ func TestKillDuringWritesLosesNothingAcknowledged(t *testing.T) {
 			}
 		}(g)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Kill while the writes stream on, once enough of each kind were
+	// acknowledged to judge (file commits run git, slow on a busy machine).
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		enough := len(users) >= 20 && len(files) >= 8
+		mu.Unlock()
+		if enough {
+			break
+		}
+	}
 	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Persistence (--data-dir). The state stays the maps of Data; a Backend keeps
@@ -86,6 +87,11 @@ func (s *Store) Reset(seed func(d *Data) error) error {
 		if err != nil {
 			return err
 		}
+		// Writes queued before the reset reach the disk first, so none
+		// lands on top of the new world.
+		if err := s.gc.flush(s.db); err != nil {
+			return err
+		}
 		if err := s.db.Replace(all); err != nil {
 			return fmt.Errorf("%w: %v", ErrPersist, err)
 		}
@@ -104,40 +110,106 @@ func (s *Store) Verify(on bool) {
 	s.mu.Unlock()
 }
 
-// persist commits the records the write touched; it runs under the write lock.
-func (s *Store) persist() error {
+// encode turns the records the write touched into changes, in a stable
+// order, and forgets them; it runs under the write lock, while the objects
+// cannot change.
+func (s *Store) encode() ([]Change, error) {
 	d := s.d
-	if len(d.dirty) == 0 && !s.verify {
-		return nil
-	}
 	changes := make([]Change, 0, len(d.dirty))
 	for r := range d.dirty {
 		v, err := r.t.get(d, r.key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		changes = append(changes, Change{Table: r.t.name(), Key: r.key, Value: v})
 	}
-	if err := s.commit(changes); err != nil {
-		// Kept dirty: the next write commits them too.
-		return fmt.Errorf("%w: %v", ErrPersist, err)
-	}
 	clear(d.dirty)
-	if s.verify {
-		if err := s.verifyAll(); err != nil {
-			// Loud: the API turns it into a bare 500.
-			fmt.Fprintln(os.Stderr, err)
-			return err
-		}
+	return changes, nil
+}
+
+// persistLocked commits the write's records before the lock is released:
+// the verifying mode, which compares the whole state with the backend after
+// the commit.
+func (s *Store) persistLocked() error {
+	changes, err := s.encode()
+	if err != nil {
+		return err
+	}
+	s.gc.enqueue(changes)
+	if err := s.gc.flush(s.db); err != nil {
+		return err
+	}
+	if err := s.verifyAll(); err != nil {
+		// Loud: the API turns it into a bare 500.
+		fmt.Fprintln(os.Stderr, err)
+		return err
 	}
 	return nil
 }
 
-func (s *Store) commit(changes []Change) error {
-	if len(changes) == 0 {
-		return nil
+// groupCommit gathers the records of writes in the order the writes ran
+// (they are queued under the store's write lock) and commits them in as few
+// transactions as the disk allows: the first writer waiting for its batch
+// commits every batch queued so far in one transaction, one fsync, while the
+// others wait for it. Writers wait outside the store's lock, so readers and
+// the next writers are not held up by the disk.
+type groupCommit struct {
+	mu         sync.Mutex
+	cond       *sync.Cond
+	pending    []Change // queued, not yet durable, in write order
+	queued     uint64   // batches queued so far
+	durable    uint64   // batches committed so far
+	committing bool
+}
+
+// enqueue queues one write's changes and returns its batch number.
+func (g *groupCommit) enqueue(changes []Change) uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cond == nil {
+		g.cond = sync.NewCond(&g.mu)
 	}
-	return s.db.Commit(changes)
+	g.pending = append(g.pending, changes...)
+	g.queued++
+	return g.queued
+}
+
+// wait returns once batch n is durable, committing what is queued when no
+// one else is. A failed commit puts its changes back in front, so the next
+// commit retries them, and answers ErrPersist.
+func (g *groupCommit) wait(db Backend, n uint64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.durable < n {
+		if g.committing {
+			g.cond.Wait()
+			continue
+		}
+		batch, upto := g.pending, g.queued
+		g.pending, g.committing = nil, true
+		g.mu.Unlock()
+		var err error
+		if len(batch) > 0 {
+			err = db.Commit(batch)
+		}
+		g.mu.Lock()
+		g.committing = false
+		g.cond.Broadcast()
+		if err != nil {
+			g.pending = append(batch, g.pending...)
+			return fmt.Errorf("%w: %v", ErrPersist, err)
+		}
+		g.durable = upto
+	}
+	return nil
+}
+
+// flush makes everything queued durable.
+func (g *groupCommit) flush(db Backend) error {
+	g.mu.Lock()
+	n := g.queued
+	g.mu.Unlock()
+	return g.wait(db, n)
 }
 
 // verifyAll compares every record of the state with the backend's.

@@ -3,6 +3,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"sort"
 	"strings"
@@ -54,6 +55,7 @@ type Store struct {
 	mu     sync.RWMutex
 	d      *Data
 	db     Backend
+	gc     groupCommit
 	verify bool
 }
 
@@ -75,15 +77,29 @@ func (s *Store) Read(fn func(d *Data) error) error {
 // acknowledged write survives a crash; a failed commit answers ErrPersist.
 func (s *Store) Write(fn func(d *Data) error) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	err := fn(s.d)
-	if s.db != nil {
-		// Stored even when fn failed: whatever it touched is stored as it is.
-		if perr := s.persist(); perr != nil {
-			return perr
-		}
+	if s.db == nil {
+		s.mu.Unlock()
+		return err
 	}
-	return err
+	// Stored even when fn failed: whatever it touched is stored as it is.
+	if s.verify {
+		perr := s.persistLocked()
+		s.mu.Unlock()
+		return cmp.Or(perr, err)
+	}
+	changes, perr := s.encode()
+	var batch uint64
+	if perr == nil && len(changes) > 0 {
+		batch = s.gc.enqueue(changes)
+	}
+	s.mu.Unlock()
+	if batch > 0 {
+		// Acknowledged only once durable; the disk is waited for outside
+		// the lock (group commit, persist.go).
+		perr = s.gc.wait(s.db, batch)
+	}
+	return cmp.Or(perr, err)
 }
 
 // SourceType names what a membership, link or access request belongs to, with
