@@ -2,9 +2,11 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -250,5 +252,71 @@ func TestVerifyNamesAnUntouchedChange(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "users/1") {
 		t.Fatalf("Write = %v, want an error naming users/1", err)
+	}
+}
+
+// TestGroupCommitKeepsEveryWriteInOrder: concurrent writers, whose commits
+// the group commit gathers, leave on disk exactly the state in memory, the
+// last write to a shared record included.
+func TestGroupCommitKeepsEveryWriteInOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "world.db")
+	db, err := OpenBolt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return FixedTime }
+	st, _, err := Open(clock, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Reset(func(d *Data) error {
+		_, err := d.CreateUser(NewUser{Username: "shared", Name: "Shared", Email: "shared@example.com"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				err := st.Write(func(d *Data) error {
+					name := fmt.Sprintf("w-%d-%d", g, i)
+					if _, err := d.CreateUser(NewUser{Username: name, Name: name, Email: name + "@example.com"}); err != nil {
+						return err
+					}
+					d.SetUserState(d.UserByUsername("shared"), []string{"active", "blocked"}[(g+i)%2])
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	var want []Change
+	st.Read(func(d *Data) error { want, err = d.records(); return err })
+	db.Close()
+	db, err = OpenBolt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st2, _, err := Open(clock, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Change
+	st2.Read(func(d *Data) error { got, err = d.records(); return err })
+	if len(got) != len(want) || len(want) < 200 {
+		t.Fatalf("%d records on disk, %d in memory", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Table != want[i].Table || got[i].Key != want[i].Key || string(got[i].Value) != string(want[i].Value) {
+			t.Fatalf("record %s/%s on disk differs from memory:\n%s\n%s", want[i].Table, want[i].Key, got[i].Value, want[i].Value)
+		}
 	}
 }
