@@ -3,12 +3,9 @@ module v4cert
 go 1.26.8
 
 require (
+	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/dnaeon/go-vcr/v2 v2.1.0
 	github.com/elazarl/goproxy v1.9.2
-)
-
-require (
-	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-task/slim-sprig/v3 v3.0.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
