@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"v4cert/reference/api"
+	"v4cert/specs"
 )
 
 // Handler serves an instance: the hooks a CI job needs, outside /api/v4 and
@@ -92,7 +93,7 @@ func (h *Handler) log(r *http.Request, status int, took time.Duration, caller st
 	if caller == "" {
 		caller = "-"
 	}
-	target := r.URL.EscapedPath()
+	target := specs.RedactText(r.URL.EscapedPath())
 	if r.URL.RawQuery != "" {
 		target += "?" + redactQuery(r.URL.RawQuery)
 	}
@@ -111,44 +112,24 @@ func quoteIfNeeded(s string) string {
 	return s
 }
 
-// Redacted stands for a secret in the request log, as in the proxy's cassettes.
-const Redacted = "[REDACTED]"
-
-// redactQuery hides the values of secret query parameters. It is a minimal
-// policy of its own: the names the proxy's (proxy/redact.go) treats as
-// secret — tokens (token, *_token), passwords, secrets, keys, credentials —
-// until one secret policy is shared by the proxy, the reports and this log.
+// redactQuery hides the values of secret query parameters by the one secret
+// policy (specs/secrets.go) the proxy's cassettes and the reports follow,
+// keeping every other pair byte for byte, and prefixed tokens wherever they
+// stand.
 func redactQuery(raw string) string {
 	parts := strings.Split(raw, "&")
 	for i, p := range parts {
-		name, _, hasValue := strings.Cut(p, "=")
+		name, value, hasValue := strings.Cut(p, "=")
 		if !hasValue {
 			continue
 		}
-		if n, err := url.QueryUnescape(name); err == nil && secretName(n) {
-			parts[i] = name + "=" + url.QueryEscape(Redacted)
+		n, err := url.QueryUnescape(name)
+		v, verr := url.QueryUnescape(value)
+		if err == nil && verr == nil && specs.IsSecretName(n) && specs.IsSecretValue(n, v) {
+			parts[i] = name + "=" + url.QueryEscape(specs.Redacted)
 		}
 	}
-	return strings.Join(parts, "&")
-}
-
-func secretName(name string) bool {
-	n := strings.ToLower(name)
-	// user[password], token[] are judged by the innermost name.
-	if i := strings.LastIndexByte(n, '['); i >= 0 {
-		if inner := strings.TrimSuffix(n[i+1:], "]"); inner != "" {
-			n = inner
-		} else {
-			n = n[:i]
-		}
-	}
-	switch {
-	case n == "token", strings.HasSuffix(n, "_token"), n == "password", strings.HasSuffix(n, "_password"),
-		n == "secret", strings.HasSuffix(n, "_secret"), n == "key", strings.HasSuffix(n, "_key"),
-		n == "credentials", n == "passphrase", n == "otp":
-		return true
-	}
-	return false
+	return specs.RedactText(strings.Join(parts, "&"))
 }
 
 // statusWriter remembers the status a handler answered, for the log.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"v4cert/reference/api"
+	"v4cert/reference/registry"
 	"v4cert/reference/store"
 )
 
@@ -39,6 +40,9 @@ type Config struct {
 	// world with what is stored (store.Verify): for tests, it costs a full
 	// encoding per write.
 	VerifyPersistence bool
+	// RegistryDir keeps the registry host's content on disk; empty keeps it
+	// in memory, or under DataDir/registry when DataDir is set.
+	RegistryDir string
 }
 
 // Account is a user of the seeded world and its token.
@@ -55,6 +59,8 @@ type Instance struct {
 	Accounts []Account
 	// Restored reports that the world came from DataDir rather than from the seed.
 	Restored bool
+	// Registry is the registry host the server mounts (Reset empties it).
+	Registry *registry.Registry
 
 	cfg   Config
 	world *World // the starting world: what POST /-/reset goes back to
@@ -105,6 +111,9 @@ func New(cfg Config) (*Instance, error) {
 			return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
 		}
 		st.Verify(cfg.VerifyPersistence)
+		if cfg.RegistryDir == "" {
+			cfg.RegistryDir = filepath.Join(cfg.DataDir, "registry")
+		}
 	} else {
 		st = store.New(clock)
 	}
@@ -117,13 +126,20 @@ func New(cfg Config) (*Instance, error) {
 		inst.closeDB()
 		return nil, err
 	}
-	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit,
-		ImportFromAny: cfg.ImportFromAny, Log: cfg.Log, RepoDir: repoDir, Version: cfg.Version})
+	// The registry host, in memory, under RegistryDir, or under DataDir/registry.
+	reg, err := registry.New(st, registry.Options{Root: cfg.RegistryDir, ExternalURL: cfg.ExternalURL})
 	if err != nil {
 		inst.closeDB()
 		return nil, err
 	}
-	inst.Server = srv
+	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit,
+		ImportFromAny: cfg.ImportFromAny, Log: cfg.Log, RepoDir: repoDir, Version: cfg.Version, Registry: reg})
+	if err != nil {
+		reg.Close()
+		inst.closeDB()
+		return nil, err
+	}
+	inst.Server, inst.Registry = srv, reg
 	// Every project gets its repository now, never on a first read: the seed's
 	// projects, and after a restart any project whose repository a crash
 	// left unwritten.
@@ -195,9 +211,11 @@ func (i *Instance) Reset(ctx context.Context) error {
 	if err := i.Server.Repositories().RemoveAll(); err != nil {
 		return err
 	}
-	// The registry's content lives in the store today (store/registry.go), so
-	// the store's reset empties it. HOOK: when the registry host keeps its
-	// content under its own root directory, reset that storage here.
+	// The registry host's content (its own storage) and then its records in
+	// the store, which the store's reset drops.
+	if err := i.Registry.Reset(ctx); err != nil {
+		return err
+	}
 	if err := i.seed(i.Server.Store()); err != nil {
 		return err
 	}
@@ -210,7 +228,7 @@ func (i *Instance) Reset(ctx context.Context) error {
 // Close releases what the instance holds outside memory: the repositories'
 // git processes (and their directory when temporary) and the data dir's database.
 func (i *Instance) Close() error {
-	err := i.Server.Close()
+	err := errors.Join(i.Server.Close(), i.Registry.Close())
 	if i.snapshotDir != "" {
 		err = errors.Join(err, os.RemoveAll(i.snapshotDir))
 	}

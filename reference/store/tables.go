@@ -21,41 +21,38 @@ import (
 // The round-trip test (reference/persist_test.go) and the verifying mode
 // catch a forgotten touch.
 var (
-	tSeq             = mapTable("seq", func(d *Data) *map[string]int { return &d.seq })
-	tUsers           = mapTable("users", func(d *Data) *map[int]*User { return &d.userByID })
-	tTokens          = mapTable("tokens", func(d *Data) *map[string]*Token { return &d.tokens })
-	tJobTokens       = mapTable("job_tokens", func(d *Data) *map[string]*JobToken { return &d.jobTokens })
-	tGroups          = mapTable("groups", func(d *Data) *map[int]*Group { return &d.groups })
-	tUserNamespaces  = mapTable("user_namespaces", func(d *Data) *map[int]*UserNamespace { return &d.userNS })
-	tProjects        = mapTable("projects", func(d *Data) *map[int]*Project { return &d.projects })
-	tMembers         = mapTable("members", func(d *Data) *map[memberKey]*Member { return &d.members })
-	tLinks           = sliceTable("links", func(d *Data) *[]*Link { return &d.links }, func(l *Link) int { return l.ID })
-	tRequests        = mapTable("access_requests", func(d *Data) *map[memberKey]*AccessRequest { return &d.requests })
-	tTopics          = mapTable("topics", func(d *Data) *map[int]*Topic { return &d.topics })
-	tCommitComments  = mapTable("commit_comments", func(d *Data) *map[int][]*CommitComment { return &d.commitComments })
-	tRemoteMirrors   = mapTable("remote_mirrors", func(d *Data) *map[int][]*RemoteMirror { return &d.remoteMirrors })
-	tPackageRules    = mapTable("package_protection_rules", func(d *Data) *map[int][]*PackageProtectionRule { return &d.packageRules })
-	tIntegrations    = mapTable("integrations", func(d *Data) *map[int]map[string]*Integration { return &d.integrations })
-	tIssues          = mapTable("issues", func(d *Data) *map[int]*Issue { return &d.issues })
-	tSnippets        = mapTable("snippets", func(d *Data) *map[int]*Snippet { return &d.snippets })
-	tNotes           = mapTable("notes", func(d *Data) *map[int]*Note { return &d.notes })
-	tAwards          = mapTable("award_emoji", func(d *Data) *map[Awardable][]*AwardEmoji { return &d.awards })
-	tRunners         = mapTable("runners", func(d *Data) *map[int]*Runner { return &d.runners })
-	tRunnerManagers  = mapTable("runner_managers", func(d *Data) *map[int][]*RunnerManager { return &d.runnerManagers })
-	tPipelines       = mapTable("pipelines", func(d *Data) *map[int]*Pipeline { return &d.pipelines })
-	tJobs            = mapTable("jobs", func(d *Data) *map[int]*Job { return &d.jobs })
-	tBulkImports     = mapTable("bulk_imports", func(d *Data) *map[int]*BulkImport { return &d.bulkImports })
-	tRegistryRepos   = mapTable("registry_repositories", func(d *Data) *map[int]*RegistryRepository { return &d.registryRepos })
-	tRegistryBlobs   = mapTable("registry_blobs", func(d *Data) *map[string][]byte { return &d.registryBlobs })
-	tRegistryUploads = mapTable("registry_uploads", func(d *Data) *map[string]string { return &d.registryUploads })
-	tRegistryTokens  = mapTable("registry_tokens", func(d *Data) *map[string]*RegistryToken { return &d.registryTokens })
+	tSeq            = mapTable("seq", func(d *Data) *map[string]int { return &d.seq })
+	tUsers          = mapTable("users", func(d *Data) *map[int]*User { return &d.userByID })
+	tTokens         = mapTable("tokens", func(d *Data) *map[string]*Token { return &d.tokens })
+	tJobTokens      = mapTable("job_tokens", func(d *Data) *map[string]*JobToken { return &d.jobTokens })
+	tGroups         = mapTable("groups", func(d *Data) *map[int]*Group { return &d.groups })
+	tUserNamespaces = mapTable("user_namespaces", func(d *Data) *map[int]*UserNamespace { return &d.userNS })
+	tProjects       = mapTable("projects", func(d *Data) *map[int]*Project { return &d.projects })
+	tMembers        = mapTable("members", func(d *Data) *map[memberKey]*Member { return &d.members })
+	tLinks          = sliceTable("links", func(d *Data) *[]*Link { return &d.links }, func(l *Link) int { return l.ID })
+	tRequests       = mapTable("access_requests", func(d *Data) *map[memberKey]*AccessRequest { return &d.requests })
+	tTopics         = mapTable("topics", func(d *Data) *map[int]*Topic { return &d.topics })
+	tCommitComments = mapTable("commit_comments", func(d *Data) *map[int][]*CommitComment { return &d.commitComments })
+	tRemoteMirrors  = mapTable("remote_mirrors", func(d *Data) *map[int][]*RemoteMirror { return &d.remoteMirrors })
+	tPackageRules   = mapTable("package_protection_rules", func(d *Data) *map[int][]*PackageProtectionRule { return &d.packageRules })
+	tIntegrations   = mapTable("integrations", func(d *Data) *map[int]map[string]*Integration { return &d.integrations })
+	tIssues         = mapTable("issues", func(d *Data) *map[int]*Issue { return &d.issues })
+	tSnippets       = mapTable("snippets", func(d *Data) *map[int]*Snippet { return &d.snippets })
+	tNotes          = mapTable("notes", func(d *Data) *map[int]*Note { return &d.notes })
+	tAwards         = mapTable("award_emoji", func(d *Data) *map[Awardable][]*AwardEmoji { return &d.awards })
+	tRunners        = mapTable("runners", func(d *Data) *map[int]*Runner { return &d.runners })
+	tRunnerManagers = mapTable("runner_managers", func(d *Data) *map[int][]*RunnerManager { return &d.runnerManagers })
+	tPipelines      = mapTable("pipelines", func(d *Data) *map[int]*Pipeline { return &d.pipelines })
+	tJobs           = mapTable("jobs", func(d *Data) *map[int]*Job { return &d.jobs })
+	tBulkImports    = mapTable("bulk_imports", func(d *Data) *map[int]*BulkImport { return &d.bulkImports })
+	tRegistryRepos  = mapTable("registry_repositories", func(d *Data) *map[int]*RegistryRepository { return &d.registryRepos })
 )
 
 var tables = []table{
 	tSeq, tUsers, tTokens, tJobTokens, tGroups, tUserNamespaces, tProjects, tMembers, tLinks, tRequests, tTopics,
 	tCommitComments, tRemoteMirrors, tPackageRules, tIntegrations, tIssues, tSnippets, tNotes, tAwards,
 	tRunners, tRunnerManagers, tPipelines, tJobs, tBulkImports,
-	tRegistryRepos, tRegistryBlobs, tRegistryUploads, tRegistryTokens,
+	tRegistryRepos,
 }
 
 // derivedFields are the fields of Data rebuilt from the tables on load
@@ -133,8 +130,6 @@ func tableOf(o any) (table, any) {
 		return tBulkImports, x.BulkImportID
 	case *RegistryRepository:
 		return tRegistryRepos, x.ID
-	case *RegistryToken:
-		return tRegistryTokens, x.Secret
 	}
 	panic(fmt.Sprintf("store: touch of a %T, which no table holds (tables.go)", o))
 }
