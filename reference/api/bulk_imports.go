@@ -313,7 +313,7 @@ func (s *Server) runBulkEntity(ctx context.Context, b *store.BulkImport, e *stor
 		return s.writeBulkProject(d, e, creator, ns, project, &created)
 	})
 	for _, p := range created {
-		if rerr := s.createRepository(ctx, p, creator, false); rerr != nil && werr == nil {
+		if rerr := s.CreateRepository(ctx, p, creator, false); rerr != nil && werr == nil {
 			werr = &importer.Error{Relation: "repository", Class: "BulkImports::Error", Message: "repository could not be created"}
 		}
 	}
@@ -359,6 +359,7 @@ func (s *Server) writeBulkGroup(d *store.Data, e *store.BulkImportEntity, creato
 	if err != nil {
 		return &importer.Error{Relation: "group", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
 	}
+	d.Touch(e)
 	e.NamespaceID = &ng.ID
 	stat := func(rel string, n, done int) {
 		e.Stats[rel] = store.BulkImportStat{Source: n, Fetched: n, Imported: done}
@@ -398,6 +399,7 @@ func (s *Server) writeBulkProject(d *store.Data, e *store.BulkImportEntity, crea
 		return &importer.Error{Relation: "project", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
 	}
 	*created = append(*created, p)
+	d.Touch(e)
 	e.ProjectID, e.NamespaceID = &p.ID, &ns.ID
 	e.Stats["project"] = store.BulkImportStat{Source: 1, Fetched: 1, Imported: 1}
 	if e.MigrateMemberships {

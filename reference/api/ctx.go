@@ -62,7 +62,9 @@ func (c *Ctx) PathInt(name, what string) (int, error) {
 func (s *Server) serveRoute(rt *route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &Ctx{W: w, R: r, Endpoint: rt.endpoint, base: externalBase(r, s.opts.ExternalURL)}
-		if err := s.prepare(c, rt); err != nil {
+		err := s.prepare(c, rt)
+		noteCaller(r, c.Caller) // for the request log, even when refused
+		if err != nil {
 			writeError(w, asError(err, "Resource"))
 			return
 		}

@@ -112,6 +112,7 @@ func (s *Server) setGroupCustomAttribute(c *Ctx) error {
 		if err != nil {
 			return err
 		}
+		d.Touch(g)
 		g.CustomAttributes[key] = value
 		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 	})
@@ -519,6 +520,7 @@ func (s *Server) setProjectCustomAttribute(c *Ctx) error {
 		if err != nil {
 			return err
 		}
+		d.Touch(p)
 		if p.CustomAttributes == nil {
 			p.CustomAttributes = map[string]string{}
 		}

@@ -362,6 +362,7 @@ func (s *Server) updateRunner(c *Ctx) error {
 		if c.runnerRole(d, r) < need {
 			return forbidden()
 		}
+		d.Touch(r)
 		if desc != nil {
 			r.Description = *desc
 		}

@@ -36,6 +36,8 @@ type Options struct {
 	// RepoDir holds the projects' git repositories; empty uses a temporary
 	// directory that Close removes.
 	RepoDir string
+	// Version is the v4cert build, the revision GET /version answers.
+	Version string
 	// Registry is the registry host the server mounts at /v2/ and
 	// /jwt/auth and whose content the project API reads; nil builds an
 	// in-memory one that Close closes.

@@ -353,6 +353,7 @@ func (s *Server) setUserCustomAttribute(c *Ctx) error {
 		return err
 	}
 	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		d.Touch(u)
 		if u.CustomAttributes == nil {
 			u.CustomAttributes = map[string]string{}
 		}

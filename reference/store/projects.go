@@ -164,6 +164,7 @@ func (d *Data) CreateProject(creator *User, f ProjectFields) (*Project, error) {
 		p.DefaultBranch = *f.DefaultBranch
 	}
 	d.projects[p.ID] = p
+	d.Touch(p)
 	d.applyProject(p, f)
 	// The creator of a personal project owns it; in a group the creator keeps
 	// at least Maintainer, as the platform grants.
@@ -213,6 +214,7 @@ func (d *Data) UpdateProject(p *Project, f ProjectFields) error {
 	if len(v.Fields) > 0 {
 		return v
 	}
+	d.Touch(p)
 	if f.Name != nil {
 		p.Name = *f.Name
 	}
@@ -319,18 +321,14 @@ func (d *Data) DeleteProject(p *Project) { d.deleteProject(p) }
 func (d *Data) deleteProject(p *Project) {
 	d.dropSource(SourceProject, p.ID)
 	d.DropIntegrations(p.ID)
-	kept := d.links[:0]
-	for _, l := range d.links {
-		if !(l.SourceType == SourceProject && l.SourceID == p.ID) {
-			kept = append(kept, l)
-		}
-	}
-	d.links = kept
+	d.dropLinks(func(l *Link) bool { return l.SourceType == SourceProject && l.SourceID == p.ID })
 	d.dropPackageProtectionRules(p.ID)
 	d.dropRemoteMirrors(p.ID)
 	d.dropCI(p.ID)
 	d.dropAwardables(p.ID)
 	d.dropRegistry(p.ID)
+	d.DropCommitComments(p.ID)
+	d.Touch(p)
 	delete(d.projects, p.ID)
 }
 

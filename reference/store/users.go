@@ -186,6 +186,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	ns := &UserNamespace{ID: d.next("namespace"), UserID: u.ID}
 	u.NamespaceID = ns.ID
 	d.userNS[ns.ID] = ns
+	d.Touch(u, ns)
 	d.users = append(d.users, u)
 	d.userByID[u.ID] = u
 	d.userByName[strings.ToLower(u.Username)] = u
@@ -258,6 +259,7 @@ func CompareUsers(a, b *User, field string) int {
 
 // SetUserState blocks or unblocks a user.
 func (d *Data) SetUserState(u *User, state string) {
+	d.Touch(u)
 	u.State = state
 	u.UpdatedAt = d.Now()
 	d.usersCache = nil
@@ -267,16 +269,19 @@ func (d *Data) SetUserState(u *User, state string) {
 func (d *Data) DeleteUser(u *User) {
 	for k := range d.members {
 		if k.User == u.ID {
+			d.touchKey(tMembers, k)
 			delete(d.members, k)
 		}
 	}
 	for k := range d.requests {
 		if k.User == u.ID {
+			d.touchKey(tRequests, k)
 			delete(d.requests, k)
 		}
 	}
 	for s, t := range d.tokens {
 		if t.UserID == u.ID {
+			d.Touch(t)
 			delete(d.tokens, s)
 		}
 	}
@@ -285,6 +290,8 @@ func (d *Data) DeleteUser(u *User) {
 			d.deleteProject(p)
 		}
 	}
+	d.Touch(u)
+	d.touchKey(tUserNamespaces, u.NamespaceID)
 	delete(d.userNS, u.NamespaceID)
 	delete(d.userByID, u.ID)
 	delete(d.userByName, strings.ToLower(u.Username))
@@ -325,7 +332,20 @@ func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.
 	t := &Token{ID: d.next("token"), Name: name, Secret: secret, UserID: u.ID,
 		Scopes: append([]string(nil), scopes...), CreatedAt: d.Now(), ExpiresAt: expires}
 	d.tokens[secret] = t
+	d.Touch(t)
 	return t, nil
+}
+
+// TokensOf returns u's personal access tokens, oldest first.
+func (d *Data) TokensOf(u *User) []*Token {
+	var out []*Token
+	for _, t := range d.tokens {
+		if t.UserID == u.ID {
+			out = append(out, t)
+		}
+	}
+	sortByID(out, func(t *Token) int { return t.ID })
+	return out
 }
 
 // KnownScope reports whether s is a token scope the reference knows.
@@ -375,10 +395,14 @@ func (d *Data) AddJobToken(t *JobToken) {
 		d.jobTokens = map[string]*JobToken{}
 	}
 	d.jobTokens[t.Secret] = t
+	d.Touch(t)
 }
 
 // RemoveJobToken forgets a job's token; it dies with the job.
-func (d *Data) RemoveJobToken(secret string) { delete(d.jobTokens, secret) }
+func (d *Data) RemoveJobToken(secret string) {
+	d.touchKey(tJobTokens, secret)
+	delete(d.jobTokens, secret)
+}
 
 // JobTokenBySecret returns the job token with that secret.
 func (d *Data) JobTokenBySecret(secret string) *JobToken { return d.jobTokens[secret] }
