@@ -108,10 +108,15 @@ func (cfg CertifyConfig) Filter() (string, error) {
 	if skip != "" {
 		parts = append(parts, "!("+skip+")")
 	}
-	if len(parts) == 1 {
-		return strings.TrimSuffix(strings.TrimPrefix(parts[0], "("), ")"), nil
+	f := strings.Join(parts, " && ")
+	if len(parts) == 1 && strings.HasPrefix(f, "(") {
+		f = f[1 : len(f)-1]
 	}
-	return strings.Join(parts, " && "), nil
+	// Ginkgo exits the process on a filter it cannot parse: never hand it one.
+	if _, err := gtypes.ParseLabelFilter(f); err != nil {
+		return "", fmt.Errorf("label filter %q: %v", f, err)
+	}
+	return f, nil
 }
 
 // rulePattern is what a rule ID pattern may hold: rule IDs are lowercase
