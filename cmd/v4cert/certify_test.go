@@ -41,17 +41,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// v4cert starts `v4cert args...` as its own process.
-func v4cert(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
+// startMain prepares `v4cert args...` as its own process, its output
+// (stdout and stderr) gathered.
+func startMain(args ...string) (*exec.Cmd, *bytes.Buffer) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), mainEnv+"="+strings.Join(args, "\x1f"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	return cmd, &out
+}
+
+// v4cert starts `v4cert args...` as its own process.
+func v4cert(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd, out := startMain(args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, &out
+	return cmd, out
 }
 
 // runV4cert runs `v4cert args...` to the end: its exit status and output.
