@@ -267,7 +267,15 @@ func (rep *Report) decide(verdict, cause string) {
 // report is the same however the specs were spread over processes and shards.
 func (r *Rule) sortSpecs() {
 	sort.SliceStable(r.Specs, func(i, j int) bool { return r.Specs[i].Text < r.Specs[j].Text })
-	sort.SliceStable(r.Failures, func(i, j int) bool { return r.Failures[i].Spec < r.Failures[j].Spec })
+	// The target's failures before the harness's errors: a failing rule
+	// shows first what failed it.
+	sort.SliceStable(r.Failures, func(i, j int) bool {
+		a, b := r.Failures[i], r.Failures[j]
+		if (a.Status == StatusFail) != (b.Status == StatusFail) {
+			return a.Status == StatusFail
+		}
+		return a.Spec < b.Spec
+	})
 }
 
 // addSuiteErrors records the failures of suite-level nodes and of the run's

@@ -31,6 +31,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return r.Status.Label()
 	},
 	"skippedOnly": func(c Counts) int { return c.Skipped - c.Filtered },
+	"readable":    ReadableFilter,
 	"verdictClass": func(v string) string {
 		return map[string]string{VerdictConformant: "ok", VerdictNotConformant: "ko", VerdictNotRun: "notrun", VerdictIncomplete: "incomplete"}[v]
 	},
@@ -43,10 +44,11 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(htmlSource))
 
 type htmlArea struct {
-	Name   string
-	Counts Counts
-	Rules  []Rule
-	Open   bool // the area has something other than passes to look at
+	Name     string
+	Counts   Counts
+	Rules    []Rule
+	Open     bool // the area has something other than passes to look at
+	Selected bool // the run selected at least one of its rules
 }
 
 type htmlView struct {
@@ -55,8 +57,9 @@ type htmlView struct {
 	Problems  []Rule
 	Failed    []string // IDs, for the list under the banner
 	Errored   []string
-	Skipped   []Rule
-	Untouched []EndpointCoverage
+	Skipped    []Rule
+	Untouched  []EndpointCoverage
+	Unselected []string // areas none of whose rules the run selected
 }
 
 // WriteHTML writes report.html.
@@ -65,7 +68,10 @@ func WriteHTML(w io.Writer, r Report) error {
 	idx := map[string]int{}
 	for _, a := range r.Areas {
 		idx[a.Name] = len(v.AreaRows)
-		v.AreaRows = append(v.AreaRows, htmlArea{Name: a.Name, Counts: a.Counts})
+		v.AreaRows = append(v.AreaRows, htmlArea{Name: a.Name, Counts: a.Counts, Selected: a.Counts.Filtered < a.Counts.Total})
+		if a.Counts.Filtered == a.Counts.Total {
+			v.Unselected = append(v.Unselected, a.Name)
+		}
 	}
 	for _, rule := range r.Rules {
 		a := &v.AreaRows[idx[rule.Area]]

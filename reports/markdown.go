@@ -211,7 +211,7 @@ func mdRun(r Report) string {
 	fmt.Fprintf(&b, "| Rulebook | `%s` (%d rules, %d endpoints) |\n", r.Rulebook.Digest, r.Rulebook.Rules, r.Rulebook.Endpoints)
 	fmt.Fprintf(&b, "| v4cert | %s |\n", cell(r.Version))
 	fmt.Fprintf(&b, "| Seed | %d |\n", r.Seed)
-	fmt.Fprintf(&b, "| Label filter | %s |\n", orNone(r.LabelFilter, "(none: every rule)"))
+	fmt.Fprintf(&b, "| Label filter | %s |\n", orNone(ReadableFilter(r.LabelFilter), "(none: every rule)"))
 	if r.Shard != nil {
 		fmt.Fprintf(&b, "| Shard | %s (merge the shards with `v4cert report merge`) |\n", r.Shard)
 	}
@@ -229,11 +229,19 @@ func mdRun(r Report) string {
 func mdAreas(r Report) string {
 	var b strings.Builder
 	b.WriteString("## Areas\n\n| area | pass | fail | error | skipped | not covered | not selected |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	var unselected []string
 	for _, a := range r.Areas {
 		c := a.Counts
+		if c.Filtered == c.Total {
+			unselected = append(unselected, a.Name)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d | %d |\n", a.Name, c.Pass, bold(c.Fail), bold(c.Error), c.Skipped-c.Filtered, c.NotCovered, c.Filtered)
 	}
 	b.WriteString("\n")
+	if len(unselected) > 0 {
+		fmt.Fprintf(&b, "No rule selected in %d other areas: %s.\n\n", len(unselected), strings.Join(unselected, ", "))
+	}
 	return b.String()
 }
 

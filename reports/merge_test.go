@@ -176,3 +176,15 @@ func TestShardPartitionIsStable(t *testing.T) {
 		t.Errorf("ParseShard: %v %v", s, err)
 	}
 }
+
+func TestReadableFilterShowsRulePatterns(t *testing.T) {
+	for in, want := range map[string]string{
+		`/^rule:users\.list\..*$/ || /^rule:topics\.list\.1.$/`: "rule:users.list.* || rule:topics.list.1?",
+		`(!paid) && !(/^rule:auth\.status\.3$/)`:                "(!paid) && !(rule:auth.status.3)",
+		`area:users`:                                            "area:users",
+	} {
+		if got := ReadableFilter(in); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}

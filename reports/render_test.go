@@ -319,7 +319,7 @@ func TestHTMLShowsTheFailuresFirstAndTheNamedExchangeOpen(t *testing.T) {
 	nr := Build(book(t), types.Report{}, Run{Target: "http://t", NotRun: "the token belongs to olivia, who is not an administrator"})
 	WriteHTML(&buf, nr)
 	page = buf.String()
-	if !strings.Contains(page, "<h1>NOT RUN: the token belongs to olivia, who is not an administrator</h1>") || strings.Contains(page, `id="matrix"`) {
+	if !strings.Contains(page, "<h1>NOT RUN</h1>\n<p class=\"cause\">the token belongs to olivia, who is not an administrator</p>") || strings.Contains(page, `id="matrix"`) {
 		t.Errorf("a NOT RUN page says why first and shows no matrix")
 	}
 }

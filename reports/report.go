@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -157,6 +158,35 @@ func (c Counts) String() string {
 		s += fmt.Sprintf(", %d not selected", c.Filtered)
 	}
 	return s
+}
+
+// ruleTerm is how certify writes a --focus/--skip pattern into the label
+// filter: /^rule:users\.list\..*$/ for users.list.*.
+var ruleTerm = regexp.MustCompile(`/\^rule:([a-z0-9_\\.*-]+)\$/`)
+
+// ReadableFilter is the label filter as a person wrote it: the rule ID
+// patterns of --focus and --skip as patterns (rule:users.list.*), not as
+// the regular expressions Ginkgo is given.
+func ReadableFilter(f string) string {
+	return ruleTerm.ReplaceAllStringFunc(f, func(term string) string {
+		re := ruleTerm.FindStringSubmatch(term)[1]
+		var b strings.Builder
+		for i := 0; i < len(re); i++ {
+			switch {
+			case re[i] == '\\' && i+1 < len(re):
+				i++
+				b.WriteByte(re[i])
+			case re[i] == '.' && i+1 < len(re) && re[i+1] == '*':
+				i++
+				b.WriteByte('*')
+			case re[i] == '.':
+				b.WriteByte('?')
+			default:
+				b.WriteByte(re[i])
+			}
+		}
+		return "rule:" + b.String()
+	})
 }
 
 // Headline is the verdict as the first line of every rendering says it:

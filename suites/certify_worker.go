@@ -112,8 +112,12 @@ type certifyT struct{}
 
 func (certifyT) Fail() {}
 
-// A worker runs only its shard's specs, and judges each spec's traffic alone.
+// Each spec's report shows its own traffic alone; a worker runs only its
+// shard's specs.
 var _ = BeforeEach(func() {
+	// The previous spec's DeferCleanup traffic comes after its AfterEach
+	// drained the log; it is no part of this spec's story.
+	exchanges.drain()
 	w := worker.Load()
 	if w == nil {
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	html2 "html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -133,7 +134,7 @@ func assertNotRun(t *testing.T, status int, output, dir, cause string) {
 		t.Errorf("junit.xml is not one error naming the cause:\n%s", junit)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
-	if !strings.Contains(string(html), "<h1>NOT RUN: ") {
+	if !strings.Contains(string(html), "<h1>NOT RUN</h1>\n<p class=\"cause\">"+html2.EscapeString(cause)) {
 		t.Errorf("report.html does not lead with NOT RUN")
 	}
 }
