@@ -53,10 +53,10 @@ type htmlArea struct {
 
 type htmlView struct {
 	Report
-	AreaRows  []htmlArea
-	Problems  []Rule
-	Failed    []string // IDs, for the list under the banner
-	Errored   []string
+	AreaRows   []htmlArea
+	Problems   []Rule
+	Failed     []string // IDs, for the list under the banner
+	Errored    []string
 	Skipped    []Rule
 	Untouched  []EndpointCoverage
 	Unselected []string // areas none of whose rules the run selected
