@@ -554,7 +554,9 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 			c.mu.Lock()
 			res.incomplete = fmt.Sprintf("interrupted by %s after %d of %d specs", signalName(sig), c.done, c.total)
 			c.mu.Unlock()
-			host.Abort()
+			// One signal each, and no abort through the host as well: Ginkgo
+			// counts both, and at the second it skips the cleanups, which would
+			// leave the specs' fixtures on the target.
 			signalAll(syscall.SIGTERM)
 			grace = time.After(stopGrace)
 			if c.progress != nil {

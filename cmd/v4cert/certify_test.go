@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,8 +175,27 @@ func TestCertifyAWrongOrNonAdministratorTokenIsNotRun(t *testing.T) {
 	assertNotRun(t, status, out, dir, "GET "+base+"/nothing-here/api/v4/user answered 404")
 }
 
+// usersOn counts the users of the target (x-total of GET /users).
+func usersOn(t *testing.T, base, token string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/v4/users?per_page=1", nil)
+	req.Header.Set("PRIVATE-TOKEN", token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.Header.Get("X-Total")
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
 func TestCertifyInterruptedWritesAnIncompleteReport(t *testing.T) {
 	base, token := serveReference(t)
+	before := usersOn(t, base, token)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), mainEnv+"="+strings.Join([]string{"certify", "--target", base, "--token", token,
@@ -219,6 +239,15 @@ func TestCertifyInterruptedWritesAnIncompleteReport(t *testing.T) {
 	}
 	if !strings.Contains(string(rest), "INCOMPLETE: interrupted by SIGINT") {
 		t.Errorf("stderr:\n%s", rest)
+	}
+	// The specs in flight were stopped, reported, and cleaned up after.
+	if r.Counts.Error == 0 || !strings.Contains(string(rest), "interrupted: ") {
+		t.Errorf("the specs in flight are not reported as interrupted:\n%s", rest)
+	}
+	// A request cut off by the signal may have created its object before
+	// its spec could register the cleanup: at most one per worker is left.
+	if b, a := atoi(usersOn(t, base, token)), atoi(before); b-a > 2 {
+		t.Errorf("%d users before the run, %d after: the cleanups of the specs in flight did not run", a, b)
 	}
 	// No worker outlives certify: their cleanups ran and they exited.
 	if out, _ := exec.Command("pgrep", "-f", suites.WorkerCommand).Output(); len(out) > 0 {
