@@ -2,7 +2,7 @@
 GO      ?= go
 ADDR    ?= 127.0.0.1:8080
 BIN     := bin/v4cert
-PKGS    := $(shell $(GO) list ./... | grep -v /suites)
+PKGS    := $(shell $(GO) list ./... | grep -v '/suites$$')
 GINKGO  := $(GO) tool ginkgo
 # The suites build fixtures over loopback HTTP; two processes suit a 2-core machine.
 PROCS   ?= 2

@@ -710,6 +710,17 @@ func parseExchangeText(t string) (Exchange, bool) {
 	return x, true
 }
 
+// add appends one endpoint's entry and counts it.
+func (c *Coverage) add(e EndpointCoverage) {
+	if !e.Provisioning {
+		c.Endpoints++
+		if e.Requests > 0 {
+			c.Touched++
+		}
+	}
+	c.Entries = append(c.Entries, e)
+}
+
 func coverage(book *specs.Rulebook, seen map[string]map[int]int) Coverage {
 	c := Coverage{Entries: []EndpointCoverage{}}
 	for _, e := range book.Endpoints {
@@ -719,13 +730,7 @@ func coverage(book *specs.Rulebook, seen map[string]map[int]int) Coverage {
 			ec.Statuses[strconv.Itoa(status)] += n
 			ec.Requests += n
 		}
-		if !e.Provisioning {
-			c.Endpoints++
-			if ec.Requests > 0 {
-				c.Touched++
-			}
-		}
-		c.Entries = append(c.Entries, ec)
+		c.add(ec)
 	}
 	for _, n := range seen[""] {
 		c.Unmatched += n

@@ -45,7 +45,7 @@ func Markdown(r Report, html string) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "## Suite errors (%d)\n\nThe harness broke outside any one rule.\n\n", len(r.SuiteErrors))
 		for _, f := range r.SuiteErrors {
-			fmt.Fprintf(&b, "- **%s** (%s)\n\n%s\n", f.Spec, f.Kind, indent(fence(clipText(f.Message, maxSummaryMessage), "")))
+			fmt.Fprintf(&b, "- **%s** (%s)\n\n%s\n", f.Spec, f.Kind, indent(fence(ClipText(f.Message, maxSummaryMessage), "")))
 		}
 		sections = append(sections, mdSection{text: b.String(), more: fmt.Sprintf("%d suite errors: see report.html.", len(r.SuiteErrors))})
 	}
@@ -147,7 +147,7 @@ func assemble(sections []mdSection, html string, limit int, shown map[string]boo
 	}
 	out := b.String()
 	if len(out) > limit { // a guard; the budget above keeps it from firing
-		out = clipText(out, limit-100) + "\n\n(cut: see " + html + ")\n"
+		out = ClipText(out, limit-100) + "\n\n(cut: see " + html + ")\n"
 	}
 	return out
 }
@@ -257,7 +257,7 @@ func mdFailure(rule Rule) string {
 			fmt.Fprintf(&b, ", %s", f.Location)
 		}
 		b.WriteString(")\n\n")
-		b.WriteString(fence(clipText(f.Message, maxSummaryMessage), ""))
+		b.WriteString(fence(ClipText(f.Message, maxSummaryMessage), ""))
 		if i := f.Shown(); i >= 0 {
 			x := f.Exchanges[i]
 			what := "the exchange the assertion names"
@@ -267,7 +267,7 @@ func mdFailure(rule Rule) string {
 			if n := len(f.Exchanges); n > 1 {
 				what += fmt.Sprintf("; %d more in report.html", n-1)
 			}
-			x.RequestBody, x.ResponseBody = clipText(x.RequestBody, maxSummaryBody), clipText(x.ResponseBody, maxSummaryBody)
+			x.RequestBody, x.ResponseBody = ClipText(x.RequestBody, maxSummaryBody), ClipText(x.ResponseBody, maxSummaryBody)
 			fmt.Fprintf(&b, "<details open><summary>%s %s → %d (%s)</summary>\n\n%s</details>\n\n",
 				x.Method, htmlEscape(x.URL), x.Status, what, fence(x.String(), "http"))
 		}
@@ -351,8 +351,8 @@ func mdProxy(p *ProxyRun) string {
 	return b.String()
 }
 
-// clipText cuts s to at most n bytes on a rune boundary, saying so.
-func clipText(s string, n int) string {
+// ClipText cuts s to at most n bytes on a rune boundary, saying so.
+func ClipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

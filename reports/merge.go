@@ -201,13 +201,7 @@ func mergeCoverageReports(parts []*Report) Coverage {
 				m.Requests += n
 			}
 		}
-		if !m.Provisioning {
-			c.Endpoints++
-			if m.Requests > 0 {
-				c.Touched++
-			}
-		}
-		c.Entries = append(c.Entries, m)
+		c.add(m)
 	}
 	for _, p := range parts {
 		c.Unmatched += p.Coverage.Unmatched

@@ -244,14 +244,14 @@ func Certify(cfg CertifyConfig) reports.Report {
 	}
 	run.LabelFilter, run.Plan = plan.Filter, plan.Specs
 	if len(plan.Selected()) == 0 {
-		what := "the label filter " + strconvQuote(plan.Filter)
+		cause := "no spec is selected by the label filter " + strconvQuote(reports.ReadableFilter(plan.Filter))
 		if plan.Filter == "" {
-			what = "the suites"
+			cause = "the suites have no spec"
 		}
 		if cfg.Shard.Total > 1 {
-			what += " in shard " + cfg.Shard.String()
+			cause += " in shard " + cfg.Shard.String()
 		}
-		return notRun(what + " select no spec")
+		return notRun(cause)
 	}
 	if cause := preflight(cfg); cause != "" {
 		return notRun(cause)

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -210,7 +209,7 @@ const maxExchangeBody = 4000
 // the report's job: it knows every secret of the run).
 func (r *Response) Exchange() reports.Exchange {
 	return reports.Exchange{Method: r.Method, URL: r.URL, Status: r.Status,
-		RequestBody: clip(r.ReqBody), ResponseBody: clip(string(r.Body)),
+		RequestBody: reports.ClipText(r.ReqBody, maxExchangeBody), ResponseBody: reports.ClipText(string(r.Body), maxExchangeBody),
 		RequestHeaders: flatten(r.ReqHeader), ResponseHeaders: flatten(r.Header), Failed: r.named}
 }
 
@@ -223,17 +222,6 @@ func flatten(h http.Header) map[string]string {
 		out[k] = strings.Join(v, ", ")
 	}
 	return out
-}
-
-func clip(s string) string {
-	if len(s) <= maxExchangeBody {
-		return s
-	}
-	cut := maxExchangeBody
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
 }
 
 // coverageLog counts, per rulebook endpoint, the statuses the current spec's

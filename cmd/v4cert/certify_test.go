@@ -285,17 +285,17 @@ func TestCertifyReportsAreTheSameWhateverTheProcessesAndShards(t *testing.T) {
 	certify := func(extra ...string) *reports.Report {
 		dir := t.TempDir()
 		args := append([]string{"certify", "--target", base, "--token", token, "--out", dir, "--quiet",
-			"--focus", "users.*,topics.*", "--seed", "5"}, extra...)
+			"--focus", "users.get.*,topics.*", "--seed", "5"}, extra...)
 		if status, out := runV4cert(t, args...); status != 0 {
 			t.Fatalf("%v: exit %d\n%s", extra, status, out)
 		}
 		return loadReport(t, dir)
 	}
 	one := certify("--procs", "1")
-	if one.Verdict != reports.VerdictConformant || one.Counts.Pass < 40 || one.Counts.Filtered == 0 {
+	if one.Verdict != reports.VerdictConformant || one.Counts.Pass < 20 || one.Counts.Filtered == 0 {
 		t.Fatalf("the reference: %s %+v", one.Headline(), one.Counts)
 	}
-	if want := "users.*"; !strings.Contains(one.LabelFilter, `/^rule:users\..*$/`) {
+	if want := "topics.*"; !strings.Contains(one.LabelFilter, `/^rule:topics\..*$/`) {
 		t.Errorf("label filter %q does not record --focus %s", one.LabelFilter, want)
 	}
 	three := certify("--procs", "3")
@@ -308,7 +308,7 @@ func TestCertifyReportsAreTheSameWhateverTheProcessesAndShards(t *testing.T) {
 	for _, k := range []string{"2/2", "1/2"} {
 		dir := t.TempDir()
 		args := []string{"certify", "--target", base, "--token", token, "--out", dir, "--quiet",
-			"--focus", "users.*,topics.*", "--seed", "5", "--shard", k, "--procs", "2"}
+			"--focus", "users.get.*,topics.*", "--seed", "5", "--shard", k, "--procs", "2"}
 		if status, out := runV4cert(t, args...); status != 0 {
 			t.Fatalf("shard %s: exit %d\n%s", k, status, out)
 		}
