@@ -244,7 +244,7 @@ func Certify(cfg CertifyConfig) reports.Report {
 	}
 	run.LabelFilter, run.Plan = plan.Filter, plan.Specs
 	if len(plan.Selected()) == 0 {
-		cause := "no spec is selected by the label filter " + strconvQuote(reports.ReadableFilter(plan.Filter))
+		cause := fmt.Sprintf("no spec is selected by the label filter %q", reports.ReadableFilter(plan.Filter))
 		if plan.Filter == "" {
 			cause = "the suites have no spec"
 		}
@@ -253,13 +253,27 @@ func Certify(cfg CertifyConfig) reports.Report {
 		}
 		return notRun(cause)
 	}
-	if cause := preflight(cfg); cause != "" {
-		return notRun(cause)
-	}
+	// A signal during the preflight (which may wait 30 s for a silent
+	// target) ends the run there.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-cfg.Stop:
+			stopped <- sig
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cause := preflight(ctx, cfg)
+	cancel()
 	select {
-	case sig := <-cfg.Stop:
+	case sig := <-stopped:
 		return notRun(fmt.Sprintf("interrupted by %s before the specs started", signalName(sig)))
 	default:
+	}
+	if cause != "" {
+		return notRun(cause)
 	}
 	procs := cfg.Procs
 	if procs <= 0 {
@@ -274,8 +288,6 @@ func Certify(cfg CertifyConfig) reports.Report {
 	return reports.Build(book, c.report(), run)
 }
 
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
 func signalName(sig os.Signal) string {
 	switch sig {
 	case os.Interrupt:
@@ -289,7 +301,7 @@ func signalName(sig os.Signal) string {
 // preflight checks, before any spec runs, that the target answers as the
 // API and the token is an administrator's: anything else is a run that
 // cannot start, not a verdict on the target. It returns the cause, or "".
-func preflight(cfg CertifyConfig) string {
+func preflight(ctx context.Context, cfg CertifyConfig) string {
 	u, err := url.Parse(cfg.Target)
 	if cfg.Target == "" {
 		return "no target: give --target URL or set V4CERT_TARGET"
@@ -300,7 +312,7 @@ func preflight(cfg CertifyConfig) string {
 	if cfg.Token == "" {
 		return "no token: give --token or set V4CERT_TOKEN to an administrator's personal access token"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	me := cfg.Target + "/api/v4/user"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, me, nil)
@@ -347,19 +359,18 @@ type collector struct {
 	selected map[string]bool // spec keys the run selected
 	total    int             // selected specs that will run (not pending)
 
-	mu       sync.Mutex
-	begin    *gtypes.Report
-	specs    []gtypes.SpecReport
-	ended    map[int]gtypes.Report
-	done     int
-	failed   bool // a selected spec failed or errored
-	failFast bool
-	host     *workerhost.Host
+	mu     sync.Mutex
+	begin  *gtypes.Report
+	specs  []gtypes.SpecReport
+	ended  map[int]gtypes.Report
+	done   int
+	failed bool   // a selected spec failed or errored
+	filter string // the label filter the workers select with
 }
 
 func newCollector(cfg CertifyConfig, plan Plan) *collector {
 	c := &collector{progress: cfg.Progress, verbose: cfg.Verbose, secrets: reports.NewRedactor(cfg.Token),
-		selected: map[string]bool{}, ended: map[int]gtypes.Report{}, failFast: cfg.FailFast}
+		selected: map[string]bool{}, ended: map[int]gtypes.Report{}, filter: plan.Filter}
 	for _, s := range plan.Selected() {
 		c.selected[reports.SpecKey(s)] = true
 		if s.State != gtypes.SpecStatePending {
@@ -486,7 +497,6 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 		return fail("starting the workers' host: " + err.Error())
 	}
 	defer host.Close()
-	c.host = host
 
 	type exit struct {
 		proc int
@@ -496,7 +506,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 	var cmds []*exec.Cmd
 	for p := 1; p <= procs; p++ {
 		wc := workerConfig{Proc: p, Total: host.Total(), Host: host.Address(), Target: cfg.Target, Token: cfg.Token,
-			LabelFilter: c.filterOf(cfg), Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
+			LabelFilter: c.filter, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
 			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard}
 		raw, _ := json.Marshal(wc)
 		cmd := exec.Command(exe, WorkerCommand)
@@ -578,11 +588,6 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 		res.stopped = "--fail-fast stopped the run at the first rule that failed or errored"
 	}
 	return res
-}
-
-func (c *collector) filterOf(cfg CertifyConfig) string {
-	f, _ := cfg.Filter()
-	return f
 }
 
 // lockedEvents serialises the collector's state against report().
