@@ -128,6 +128,30 @@ func TestCertifyABrokenTargetShowsTheEvidence(t *testing.T) {
 	}
 }
 
+func TestCertifyFailFastStopsAtTheFirstFailure(t *testing.T) {
+	base, token := serveReference(t)
+	broken := brokenReference(t, base)
+	dir := t.TempDir()
+	status, out := runV4cert(t, "certify", "--target", broken, "--token", token, "--out", dir, "--quiet", "--procs", "2",
+		"--focus", "users.*,topics.list.*", "--fail-fast")
+	if status != 1 {
+		t.Fatalf("exit %d, want 1\n%s", status, out)
+	}
+	r := loadReport(t, dir)
+	if r.Verdict != reports.VerdictNotConformant || r.Counts.Fail == 0 {
+		t.Errorf("a failure seen is a verdict: %s %+v", r.Verdict, r.Counts)
+	}
+	notRun := 0
+	for _, rule := range r.Rules {
+		if rule.Status == reports.StatusSkipped && strings.HasPrefix(rule.Reason, "not run: --fail-fast") {
+			notRun++
+		}
+	}
+	if notRun == 0 || r.Counts.Pass+r.Counts.Fail+notRun < 20 {
+		t.Errorf("the rules after the first failure are skipped as not run: %d of %+v", notRun, r.Counts)
+	}
+}
+
 func failureOf(t *testing.T, r *reports.Report, id string, want reports.Status) reports.Failure {
 	t.Helper()
 	rule := r.Rule(id)

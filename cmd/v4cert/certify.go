@@ -206,7 +206,7 @@ func listPlan(w io.Writer, cfg suites.CertifyConfig) int {
 	}
 	what := "every spec"
 	if plan.Filter != "" {
-		what = "label filter " + plan.Filter
+		what = "label filter " + reports.ReadableFilter(plan.Filter)
 	}
 	if plan.Shard.Total > 1 {
 		what += ", shard " + plan.Shard.String()
