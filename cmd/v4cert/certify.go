@@ -57,7 +57,7 @@ func certify(args []string) int {
 	fs.Var(&focus, "focus", "run only the specs of rules matching this rule ID pattern (* and ? wildcards, e.g. 'users.*'); repeatable, or comma-separated")
 	fs.Var(&skip, "skip", "run no spec of a rule matching this rule ID pattern; repeatable, or comma-separated")
 	shard := fs.String("shard", "", "K/N: run the Kth of N parts of the specs (the partition is the same on every machine); merge with v4cert report merge")
-	procs := fs.Int("procs", 0, fmt.Sprintf("worker processes (default: 2 per core, at most 8, for a loopback target, here %d; 4 per core, 8 to 16, for any other, here %d)",
+	procs := fs.Int("procs", 0, fmt.Sprintf("worker processes (default: 1 per core, 2 to 8, for a loopback target, here %d; 4 per core, 8 to 16, for any other, here %d)",
 		suites.DefaultProcs("http://127.0.0.1"), suites.DefaultProcs("https://example.com")))
 	list := fs.Bool("list", false, "print the rules and specs the filter and shard select, and run nothing (needs no target)")
 	failFast := fs.Bool("fail-fast", false, "stop at the first rule that fails or errors")
