@@ -381,6 +381,10 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	ctx := c.R.Context()
 	r := rc.Repo
 	r.Lock()
+	old, err := r.Branch(ctx, branch) // under the lock: what the pick moves the branch from
+	if err != nil {
+		old = git.ZeroOid
+	}
 	id, err := s.pickLocked(ctx, rc, cm, branch, revert, dryRun, message)
 	r.Unlock()
 	if err != nil {
@@ -389,7 +393,7 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	if dryRun {
 		return c.JSON(http.StatusOK, map[string]string{"dry_run": "success"})
 	}
-	s.branchWritten(ctx, rc, branch)
+	s.branchWritten(ctx, rc, branch, old, id)
 	picked, err := r.Commit(ctx, id)
 	if err != nil {
 		return gitError(err, "Commit")

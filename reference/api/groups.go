@@ -46,7 +46,8 @@ func (s *Server) createGroup(c *Ctx) error {
 
 // deleteGroup implements the platform's DELETE /groups/:id: 202, removed at once here.
 func (s *Server) deleteGroup(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var images []string
+	err := s.store.Write(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
@@ -54,9 +55,15 @@ func (s *Server) deleteGroup(c *Ctx) error {
 		if err := c.requireGroupRole(d, g, access.Owner); err != nil {
 			return err
 		}
+		images = registryImagesOf(d, d.GroupProjects(g, true)...)
 		d.DeleteGroup(g)
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.removeRegistryContent(c, images)
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }
 
 // shareGroup implements the platform's POST /groups/:id/share (provisioning):

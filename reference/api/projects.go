@@ -198,7 +198,8 @@ func (s *Server) editProject(c *Ctx) error {
 
 // deleteProject implements the platform's DELETE /projects/:id: 202, removed at once here.
 func (s *Server) deleteProject(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var images []string
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -206,10 +207,16 @@ func (s *Server) deleteProject(c *Ctx) error {
 		if err := c.requireProjectRole(d, p, access.Owner); err != nil {
 			return err
 		}
+		images = registryImagesOf(d, p)
 		d.DeleteProject(p)
 		s.dropRepository(d, p.ID)
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.removeRegistryContent(c, images)
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }
 
 // ProjectGroupLink is the answer of POST /projects/:id/share.

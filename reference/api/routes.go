@@ -160,13 +160,10 @@ var routes = []routeRow{
 	{"registry.tags.get", (*Server).getRegistryTag},                               // public registry; Reporter when private
 	{"registry.tags.delete", (*Server).deleteRegistryTag},                         // Developer
 	{"registry.tags.bulk-delete", (*Server).bulkDeleteRegistryTags},               // Maintainer
-	{"registry.native.auth", (*Server).registryAuth},                              // basic credentials; scopes granted by role
-	{"registry.native.manifest-delete", (*Server).registryDeleteManifest},         // registry token with delete (Developer)
-	{"registry.native.tag-reference-delete", (*Server).registryDeleteManifest},    // registry token with delete (Developer)
-	{"registry.native.catalog", (*Server).registryCatalog},                        // registry token with registry:catalog:* (administrator)
-	{"registry.native.upload-start", (*Server).registryStartUpload},               // registry token with push (Developer)
-	{"registry.native.upload-put", (*Server).registryPutBlob},                     // registry token with push (Developer)
-	{"registry.native.manifest-put", (*Server).registryPutManifest},               // registry token with push (Developer)
+	// registry.native.* (base auth and registry) are served by the registry
+	// host, reference/registry: the token issuer grants pull to whoever may
+	// read the registry, push and delete to Developers, the catalog to
+	// administrators, and distribution verifies its tokens.
 
 	// remote_mirrors (specs/remote_mirrors.yaml)
 	{"remote_mirrors.list", (*Server).listRemoteMirrors},    // Maintainer

@@ -247,6 +247,9 @@ func (s *Server) createUser(c *Ctx) error {
 		e.Body["error"] = "password, reset_password, force_random_password are missing, at least one parameter must be provided"
 		return e
 	}
+	if len(n.Password) >= 8 {
+		n.PasswordHash = store.HashPassword(n.Password) // bcrypt outside the lock
+	}
 	return s.store.Write(func(d *store.Data) error {
 		u, err := d.CreateUser(n)
 		if ve, ok := err.(*store.ValidationError); ok {
