@@ -231,7 +231,7 @@ func TestCertifyInterruptedWritesAnIncompleteReport(t *testing.T) {
 	if r.Verdict != reports.VerdictIncomplete || r.Conformant || !strings.HasPrefix(r.Cause, "interrupted by SIGINT after ") {
 		t.Errorf("verdict %s, cause %q", r.Verdict, r.Cause)
 	}
-	if r.Counts.Pass < 10 || r.Counts.Skipped < 100 {
+	if r.Counts.Pass < 5 || r.Counts.Skipped < 100 {
 		t.Errorf("what ran is kept, the rest skipped: %+v", r.Counts)
 	}
 	if got := firstLineOf(t, filepath.Join(dir, "summary.md")); !strings.HasPrefix(got, "# ⏸️ INCOMPLETE: interrupted by SIGINT") {
@@ -240,9 +240,11 @@ func TestCertifyInterruptedWritesAnIncompleteReport(t *testing.T) {
 	if !strings.Contains(string(rest), "INCOMPLETE: interrupted by SIGINT") {
 		t.Errorf("stderr:\n%s", rest)
 	}
-	// The specs in flight were stopped, reported, and cleaned up after.
-	if r.Counts.Error == 0 || !strings.Contains(string(rest), "interrupted: ") {
-		t.Errorf("the specs in flight are not reported as interrupted:\n%s", rest)
+	// The specs in flight were stopped (or finished first), reported, and
+	// cleaned up after.
+	_, after, _ := strings.Cut(string(rest), "SIGINT: stopping")
+	if !strings.Contains(after, "\n[") {
+		t.Errorf("the specs in flight when the signal came are not reported:\n%s", rest)
 	}
 	// A request cut off by the signal may have created its object before
 	// its spec could register the cleanup: at most one per worker is left.
