@@ -2,12 +2,14 @@
 GO      ?= go
 ADDR    ?= 127.0.0.1:8080
 BIN     := bin/v4cert
-PKGS    := $(shell $(GO) list ./... | grep -v /suites)
+PKGS    := $(shell $(GO) list ./... | grep -v '/suites$$')
 GINKGO  := $(GO) tool ginkgo
 # The suites build fixtures over loopback HTTP; two processes suit a 2-core machine.
 PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 OUT     ?= out/certify
+# Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
+CERTIFY_PROCS ?= 4 8 16
 
 .PHONY: help run build test vet unit suites suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi
 # Record/replay needs one process, one order and a clock that stands still;
@@ -44,10 +46,11 @@ suites: ## the conformance suites against the in-process reference, in parallel 
 	@mkdir -p out
 	$(GINKGO) -p --procs=$(PROCS) --randomize-all --no-color --timeout=20m ./suites > out/suites.log 2>&1; rc=$$?; cat out/suites.log; exit $$rc
 
-bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker
+bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker; a full certify over a 50 ms round trip per CERTIFY_PROCS
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=2s ./reference/...
 	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
 	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
+	V4CERT_BENCH_PROCS="$(CERTIFY_PROCS)" $(GO) test -run '^$$' -bench BenchmarkCertifyLatency -benchtime=1x -timeout 90m ./cmd/v4cert
 
 suites-proxy: ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
 	@mkdir -p $(PROXY_OUT)
@@ -83,9 +86,9 @@ lint-openapi: ## lint `v4cert spec --openapi` with Redocly CLI (needs npm; insta
 clean: ## remove build output
 	rm -rf bin out
 
-certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr']
-	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users']"; exit 2; }
-	./$(BIN) certify --target "$(TARGET)" --token "$(TOKEN)" --out "$(OUT)" $(if $(FILTER),--label-filter '$(FILTER)')
+certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr'] [SHARD=K/N] [CPROCS=N]
+	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users'] [SHARD=K/N] [CPROCS=N]"; exit 2; }
+	./$(BIN) certify --target "$(TARGET)" --token "$(TOKEN)" --out "$(OUT)" $(if $(FILTER),--label-filter '$(FILTER)') $(if $(SHARD),--shard '$(SHARD)') $(if $(CPROCS),--procs '$(CPROCS)')
 
 certify-reference: build ## serve the built binary on a free loopback port and certify it into out/certify-reference (must be conformant)
 	BIN=$(BIN) .ci/certify-reference

@@ -56,18 +56,18 @@ func newAwardable(ctx context.Context, f awardForm, p *Project, visibility strin
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/snippets", p.ID), Body(map[string]any{
 			"title": Unique("snippet"), "visibility": visibility,
 			"files": []map[string]any{{"file_path": "hello.txt", "content": "hello"}}}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture snippet")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture snippet")
 		id = int(r.Get("id").Int())
 		rel = fmt.Sprintf("snippets/%d", id)
 	} else {
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/issues", p.ID), Body(map[string]any{"title": Unique("issue")}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture issue")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture issue")
 		id = int(r.Get("id").Int())
 		rel = fmt.Sprintf("issues/%d", r.Get("iid").Int())
 	}
 	if f.note {
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/%s/notes", p.ID, rel), Body(map[string]any{"body": Unique("note")}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture note")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture note")
 		id = int(r.Get("id").Int())
 		rel += fmt.Sprintf("/notes/%d", id)
 	}
@@ -95,7 +95,7 @@ func newAwardWorld(ctx context.Context, f awardForm, visibility string) *awardWo
 func react(ctx context.Context, by *Client, a *awardable, name string) int {
 	GinkgoHelper()
 	r := by.Post(ctx, a.reactions(), Body(map[string]any{"name": name}))
-	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture reaction")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture reaction")
 	return int(r.Get("id").Int())
 }
 

@@ -164,7 +164,7 @@ func newBareUsers(ctx context.Context, prefix string, n int) []int {
 		name := fmt.Sprintf("%s-%05d", prefix, i)
 		r := api.Post(ctx, "/users", Body(map[string]any{"username": name, "name": "Bulk " + name, "email": name + "@example.com",
 			"password": "Secret-" + name, "skip_confirmation": true}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a bulk user")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a bulk user")
 		mu.Lock()
 		ids = append(ids, int(r.Get("id").Int()))
 		mu.Unlock()

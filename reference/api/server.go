@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"v4cert/reference/git"
-	"v4cert/reference/registry"
 	"v4cert/reference/params"
+	"v4cert/reference/registry"
 	"v4cert/reference/store"
 	"v4cert/specs"
 )
