@@ -7,19 +7,21 @@ import (
 	"v4cert/reference/store"
 )
 
-// awardableForm is one of the paths emoji reactions live under: an issue or a
-// snippet, or a note on either (Endpoints, Emoji reactions).
+// awardableForm is one of the paths emoji reactions live under: an issue, a
+// merge request or a snippet, or a note on one (Endpoints, Emoji reactions).
 type awardableForm struct {
-	kind string // store.AwardableIssue or store.AwardableSnippet
+	kind string // store.AwardableIssue, store.AwardableMergeRequest or store.AwardableSnippet
 	note bool
 }
 
 func init() {
 	forms := map[string]awardableForm{
-		"issue":        {store.AwardableIssue, false},
-		"snippet":      {store.AwardableSnippet, false},
-		"issue_note":   {store.AwardableIssue, true},
-		"snippet_note": {store.AwardableSnippet, true},
+		"issue":              {store.AwardableIssue, false},
+		"snippet":            {store.AwardableSnippet, false},
+		"merge_request":      {store.AwardableMergeRequest, false},
+		"issue_note":         {store.AwardableIssue, true},
+		"snippet_note":       {store.AwardableSnippet, true},
+		"merge_request_note": {store.AwardableMergeRequest, true},
 	}
 	rows := map[string]handler{}
 	for name, f := range forms {
@@ -52,13 +54,20 @@ func (v *view) awardEmoji(e *store.AwardEmoji) AwardEmojiJSON {
 // hidden from the caller (rules award_emoji.awardable.*, Authentication 8).
 func (c *Ctx) awardableOf(d *store.Data, f awardableForm) (store.Awardable, error) {
 	var on store.Awardable
-	if f.kind == store.AwardableIssue {
+	switch f.kind {
+	case store.AwardableIssue:
 		_, i, err := c.issueOf(d)
 		if err != nil {
 			return on, err
 		}
 		on = store.Awardable{Type: store.AwardableIssue, ID: i.ID}
-	} else {
+	case store.AwardableMergeRequest:
+		_, mr, err := c.mrOf(d)
+		if err != nil {
+			return on, err
+		}
+		on = store.Awardable{Type: store.AwardableMergeRequest, ID: mr.ID}
+	default:
 		_, s, err := c.snippetOf(d)
 		if err != nil {
 			return on, err

@@ -116,7 +116,10 @@ func (s *Server) initialCommit(ctx context.Context, r *git.Repo, p *store.Projec
 
 // branchWritten records that a branch received a commit: the first commit of
 // an empty repository makes its branch the default one, as on the platform.
+// Merge requests on the branch are compared again (a new version when it is
+// their source).
 func (s *Server) branchWritten(ctx context.Context, rc *repoCtx, branch string) {
+	defer s.refreshMergeRequests(ctx, rc.ProjectID, rc.Repo, branch)
 	if rc.DefaultBranch != "" {
 		if _, err := rc.Repo.Branch(ctx, rc.DefaultBranch); err == nil {
 			s.markNotEmpty(rc.ProjectID, rc.DefaultBranch)

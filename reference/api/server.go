@@ -47,6 +47,7 @@ type Server struct {
 	limiter *limiter
 	routes  map[string]*route
 	repos   *git.Manager
+	mr      mrRuntime // merge requests' locks and git caches (merge_requests_git.go)
 }
 
 type route struct {

@@ -126,6 +126,15 @@ type Data struct {
 
 	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
 
+	// merge requests (merge_requests.go) and what they carry: labels and
+	// milestones by project, blocks, to-do items
+	mergeRequests map[int]*MergeRequest   // by global id
+	projectMRs    map[int][]*MergeRequest // by project, ascending iid
+	mrBlocks      map[int]*MRBlock        // by id
+	labels        map[int][]*Label        // by project, ascending id
+	milestones    map[int]*Milestone      // by global id
+	todos         map[int]*Todo           // by id
+
 	// container registry (registry.go); nil until the first push or token
 	registryRepos   map[int]*RegistryRepository // by id
 	registryBlobs   map[string][]byte           // by digest

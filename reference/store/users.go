@@ -272,6 +272,7 @@ func (d *Data) DeleteUser(u *User) {
 			d.deleteProject(p)
 		}
 	}
+	d.dropUserTodos(u.ID)
 	delete(d.userNS, u.NamespaceID)
 	delete(d.userByID, u.ID)
 	delete(d.userByName, strings.ToLower(u.Username))
