@@ -153,11 +153,6 @@ func (e *DuplicateMRError) Error() string {
 	return "Another open merge request already exists for this source branch: !" + strconv.Itoa(e.IID)
 }
 
-// StateError is a state_event the merge request's state does not allow.
-type StateError struct{ Message string }
-
-func (e *StateError) Error() string { return e.Message }
-
 func (d *Data) mrInit() {
 	if d.mergeRequests == nil {
 		d.mergeRequests = map[int]*MergeRequest{}
@@ -298,10 +293,10 @@ func (d *Data) UpdateMergeRequest(p *Project, mr *MergeRequest, f MRFields, by *
 	if len(v.Fields) > 0 {
 		return v
 	}
+	// A state_event the state does not allow (closing a merged one) changes
+	// nothing, as on the platform.
 	if f.StateEvent != nil {
 		switch {
-		case mr.State == MRMerged || mr.State == MRLocked:
-			return &StateError{"Cannot change the state of a " + mr.State + " merge request"}
 		case *f.StateEvent == "reopen" && mr.State == MRClosed:
 			for _, o := range d.projectMRs[p.ID] {
 				if o.ID != mr.ID && o.Open() && o.SourceBranch == mr.SourceBranch && o.TargetBranch == mr.TargetBranch {
