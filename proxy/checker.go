@@ -232,12 +232,19 @@ func (c *Checker) checkBody(r *report, e *specs.Endpoint, body []byte) int {
 }
 
 // variant picks the schema of a body shaped by a request parameter: project
-// lists answer the platform's simple form with simple=true (Groups, simple),
-// which the rulebook records beside the endpoint's full schema.
+// lists answer the platform's simple form with simple=true (Groups, simple)
+// and merge request lists theirs with view=simple (Endpoints, Merge
+// requests), which the rulebook records beside the endpoint's full schema.
 func variant(schema, rawQuery string) string {
 	if strings.HasPrefix(schema, "project") && strings.Contains(rawQuery, "simple=") {
 		if q, err := url.ParseQuery(rawQuery); err == nil && q.Get("simple") == "true" {
 			return "project_simple"
+		}
+	}
+	// The merge request lists answer the simple form with view=simple.
+	if schema == "merge_request" && strings.Contains(rawQuery, "view=") {
+		if q, err := url.ParseQuery(rawQuery); err == nil && q.Get("view") == "simple" {
+			return "merge_request_simple"
 		}
 	}
 	return schema

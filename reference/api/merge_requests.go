@@ -575,7 +575,7 @@ func readMRNot(c *Ctx) (store.MRNot, error) {
 	if !ok {
 		return n, invalidParam("not")
 	}
-	sub := &params.Values{}
+	sub, _ := params.FromQuery("") // an empty tree to hold the hash's entries
 	for k, v := range raw {
 		sub.Set(k, v)
 	}
