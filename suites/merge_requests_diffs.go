@@ -221,7 +221,7 @@ var _ = Describe("GET /projects/:id/merge_requests/:merge_request_iid/versions/:
 		Expect(r.Get("commits.0.parent_ids").Raw).To(MatchJSON(fmt.Sprintf(`[%q]`, c1)))
 		for _, f := range []string{"short_id", "created_at", "title", "message", "author_name", "author_email", "authored_date",
 			"committer_name", "committer_email", "committed_date", "trailers", "extended_trailers", "web_url"} {
-			Expect(r.Get("commits.0." + f).Exists()).To(BeTrue(), f)
+			Expect(r.Get("commits.0."+f).Exists()).To(BeTrue(), f)
 		}
 		var paths []string
 		for _, d := range r.Get("diffs").Array() {

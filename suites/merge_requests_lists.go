@@ -92,7 +92,9 @@ var _ = Describe("GET /merge_requests", Label("area:merge_requests", "endpoint:m
 		p := NewRepoProject(ctx, api)
 		inTitle := p.FeatureMR(ctx, "t", map[string]any{"title": "Title " + tag, "description": "nothing"})
 		inDesc := p.FeatureMR(ctx, "d", map[string]any{"title": "Plain", "description": "About " + tag})
-		all := func(opts ...Opt) []int { return globalIDs(ctx, api, append(opts, Q("scope", "all"), Q("search", tag))...) }
+		all := func(opts ...Opt) []int {
+			return globalIDs(ctx, api, append(opts, Q("scope", "all"), Q("search", tag))...)
+		}
 		Expect(all()).To(ConsistOf(inTitle.ID, inDesc.ID))
 		Expect(all(Q("in", "title"))).To(Equal([]int{inTitle.ID}))
 		Expect(all(Q("in", "description"))).To(Equal([]int{inDesc.ID}))
@@ -378,7 +380,7 @@ var _ = Describe("GET /projects/:id/merge_requests", Label("area:merge_requests"
 		r := api.Get(ctx, p.MRs(), Q("with_labels_details", true))
 		Expect(r.Get("0.labels.0.name").String()).To(Equal("bug"))
 		for _, f := range []string{"color", "description", "description_html", "text_color"} {
-			Expect(r.Get("0.labels.0." + f).Exists()).To(BeTrue(), f)
+			Expect(r.Get("0.labels.0."+f).Exists()).To(BeTrue(), f)
 		}
 		Expect(api.Get(ctx, p.MRs(), Q("with_labels_details", "yes"))).To(HaveStatus(http.StatusBadRequest))
 	})
