@@ -474,3 +474,11 @@ func ensureNewline(s string) string {
 	}
 	return s + "\n"
 }
+
+// ForgetMergeRequestDiffs empties the caches of diffs and mergeability
+// checks, so benchmarks can measure the path a first read takes.
+func (s *Server) ForgetMergeRequestDiffs() {
+	s.mr.mu.Lock()
+	defer s.mr.mu.Unlock()
+	s.mr.diffs, s.mr.checks = nil, nil
+}

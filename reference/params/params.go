@@ -100,6 +100,11 @@ func (v *Values) addJSON(body []byte) error {
 	if dec.More() {
 		return &DecodeError{"the request body holds more than one JSON value"}
 	}
+	if doc == nil {
+		// The platform's Go client sends `null` for a PUT or POST without
+		// options (PUT .../merge with no attributes); it means no parameters.
+		return nil
+	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
 		return &DecodeError{"the request body must be a JSON object"}
