@@ -35,7 +35,9 @@ func (a *apiClient) branchWith(id int, branch, path, content string) string {
 func TestMergesAreOrdinaryGit(t *testing.T) {
 	a := newAPI(t)
 	id, r := a.project("merges")
-	mrPath := func(iid int, rest string) string { return fmt.Sprintf("/projects/%d/merge_requests/%d%s", id, iid, rest) }
+	mrPath := func(iid int, rest string) string {
+		return fmt.Sprintf("/projects/%d/merge_requests/%d%s", id, iid, rest)
+	}
 
 	a.branchWith(id, "plain", "plain.txt", "p\n")
 	plain := a.must(200, "PUT", mrPath(a.mr(id, "plain", "Plain", nil), "/merge"), map[string]any{})
