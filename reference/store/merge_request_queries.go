@@ -346,7 +346,7 @@ func matchSearch(mr *MergeRequest, q string, inTitle, inDesc bool) bool {
 // the same direction.
 func sortMRs(mrs []*MergeRequest, orderBy, sortDir string) {
 	desc := sortDir != "asc"
-	slices.SortStableFunc(mrs, func(a, b *MergeRequest) int {
+	cmp := func(a, b *MergeRequest) int {
 		var c int
 		switch orderBy {
 		case "updated_at":
@@ -357,9 +357,9 @@ func sortMRs(mrs []*MergeRequest, orderBy, sortDir string) {
 			switch {
 			case a.MergedAt == nil && b.MergedAt == nil:
 			case a.MergedAt == nil:
-				return 1
+				c = -1 // unmerged first ascending, so last once reversed
 			case b.MergedAt == nil:
-				return -1
+				c = 1
 			default:
 				c = a.MergedAt.Compare(*b.MergedAt)
 			}
@@ -369,9 +369,21 @@ func sortMRs(mrs []*MergeRequest, orderBy, sortDir string) {
 		if c == 0 {
 			c = a.ID - b.ID
 		}
-		if desc {
-			return -c
-		}
 		return c
-	})
+	}
+	// Merge requests are stored in creation order, which is already the
+	// default order (created_at, then id): checking costs n comparisons,
+	// sorting n log n.
+	if !slices.IsSortedFunc(mrs, cmp) {
+		slices.SortFunc(mrs, cmp)
+	}
+	if desc {
+		slices.Reverse(mrs)
+	}
+	if orderBy == "merged_at" {
+		// Unmerged merge requests come last in either direction.
+		merged := slices.DeleteFunc(slices.Clone(mrs), func(mr *MergeRequest) bool { return mr.MergedAt == nil })
+		unmerged := slices.DeleteFunc(slices.Clone(mrs), func(mr *MergeRequest) bool { return mr.MergedAt != nil })
+		copy(mrs[copy(mrs, merged):], unmerged)
+	}
 }

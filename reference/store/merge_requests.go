@@ -202,6 +202,7 @@ func (d *Data) CreateMergeRequest(p *Project, author *User, f MRFields, first *M
 	d.applyMRLinks(p, mr, f, author)
 	d.mergeRequests[mr.ID] = mr
 	d.projectMRs[p.ID] = append(d.projectMRs[p.ID], mr)
+	d.allMRs = append(d.allMRs, mr)
 	d.AddVersion(mr, first, check)
 	return mr, nil
 }
@@ -418,14 +419,7 @@ func (d *Data) OpenMergeRequestsOn(projectID int, branch string) []*MergeRequest
 }
 
 // AllMergeRequests lists every merge request by ascending id.
-func (d *Data) AllMergeRequests() []*MergeRequest {
-	out := make([]*MergeRequest, 0, len(d.mergeRequests))
-	for _, mr := range d.mergeRequests {
-		out = append(out, mr)
-	}
-	slices.SortFunc(out, func(a, b *MergeRequest) int { return a.ID - b.ID })
-	return out
-}
+func (d *Data) AllMergeRequests() []*MergeRequest { return d.allMRs }
 
 // DeleteMergeRequest removes a merge request with its notes, reactions,
 // to-do items and blocks.
@@ -446,6 +440,7 @@ func (d *Data) DeleteMergeRequest(mr *MergeRequest) {
 	}
 	delete(d.mergeRequests, mr.ID)
 	d.projectMRs[mr.ProjectID] = slices.DeleteFunc(d.projectMRs[mr.ProjectID], func(x *MergeRequest) bool { return x.ID == mr.ID })
+	d.allMRs = slices.DeleteFunc(d.allMRs, func(x *MergeRequest) bool { return x.ID == mr.ID })
 }
 
 // dropMergeRequests forgets a deleted project's merge requests (their notes

@@ -130,6 +130,7 @@ type Data struct {
 	// milestones by project, blocks, to-do items
 	mergeRequests map[int]*MergeRequest   // by global id
 	projectMRs    map[int][]*MergeRequest // by project, ascending iid
+	allMRs        []*MergeRequest         // ascending id
 	mrBlocks      map[int]*MRBlock        // by id
 	labels        map[int][]*Label        // by project, ascending id
 	milestones    map[int]*Milestone      // by global id
