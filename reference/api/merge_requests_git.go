@@ -37,6 +37,7 @@ type mrRuntime struct {
 	locks  map[int]*sync.Mutex
 	checks map[string]store.MergeCheck // project:target:source
 	diffs  map[string][]mrFile         // project:from:to
+	bases  map[string]git.Oid          // project:a:b, the merge base
 }
 
 // maxCached bounds each cache; a full cache is dropped whole.
@@ -86,6 +87,28 @@ func (m *mrRuntime) rememberDiff(key string, f []mrFile) {
 		m.diffs = map[string][]mrFile{}
 	}
 	m.diffs[key] = f
+}
+
+// mergeBase is git merge-base of a and b, remembered: both commits never change.
+func (s *Server) mergeBase(ctx context.Context, projectID int, r *git.Repo, a, b git.Oid) (git.Oid, error) {
+	key := fmt.Sprintf("%d:%s:%s", projectID, a, b)
+	s.mr.mu.Lock()
+	base, ok := s.mr.bases[key]
+	s.mr.mu.Unlock()
+	if ok {
+		return base, nil
+	}
+	base, err := r.MergeBase(ctx, a, b)
+	if err != nil {
+		return "", err
+	}
+	s.mr.mu.Lock()
+	if s.mr.bases == nil || len(s.mr.bases) >= maxCached {
+		s.mr.bases = map[string]git.Oid{}
+	}
+	s.mr.bases[key] = base
+	s.mr.mu.Unlock()
+	return base, nil
 }
 
 // mrFile is one changed file of a merge request diff.
@@ -191,11 +214,7 @@ func limitDiff(files []mrFile, raw bool) ([]mrFile, bool) {
 
 // computeVersion builds the diff version of source against target as they
 // stand: base is their merge base, head the source, start the target.
-func (s *Server) computeVersion(ctx context.Context, projectID int, r *git.Repo, source, target git.Oid) (*store.MRVersion, error) {
-	base, err := r.MergeBase(ctx, source, target)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) computeVersion(ctx context.Context, projectID int, r *git.Repo, source, target, base git.Oid) (*store.MRVersion, error) {
 	commits, err := r.Range(ctx, base, source)
 	if err != nil {
 		return nil, err
@@ -242,9 +261,12 @@ func (s *Server) checkMerge(ctx context.Context, projectID int, r *git.Repo, sou
 	if conflict {
 		c.Conflicts, c.Status = true, store.MergeCannotBeMerged
 	}
-	if c.FastForward, err = r.IsAncestor(ctx, target, source); err != nil {
+	// The target is in the source's history exactly when it is their merge base.
+	base, err := s.mergeBase(ctx, projectID, r, source, target)
+	if err != nil && !errors.Is(err, git.ErrUnrelated) {
 		return c, err
 	}
+	c.FastForward = base == target
 	if !c.FastForward {
 		if c.Diverged, err = r.CountRange(ctx, source, target); err != nil {
 			return c, err
@@ -287,7 +309,11 @@ func (s *Server) evaluate(ctx context.Context, projectID int, r *git.Repo, sourc
 		return st, nil
 	}
 	if force || string(src) != lastHead {
-		if st.version, err = s.computeVersion(ctx, projectID, r, src, tgt); err != nil {
+		base, err := s.mergeBase(ctx, projectID, r, src, tgt)
+		if err != nil {
+			return st, err
+		}
+		if st.version, err = s.computeVersion(ctx, projectID, r, src, tgt, base); err != nil {
 			return st, err
 		}
 	}
@@ -421,7 +447,7 @@ func (s *Server) mergeBranches(ctx context.Context, rc *repoCtx, m mergeRequestG
 	}
 	head := src
 	if m.squash {
-		base, err := r.MergeBase(ctx, src, tgt)
+		base, err := s.mergeBase(ctx, m.projectID, r, src, tgt)
 		if err != nil {
 			return out, gitError(err, "Commit")
 		}
@@ -480,5 +506,5 @@ func ensureNewline(s string) string {
 func (s *Server) ForgetMergeRequestDiffs() {
 	s.mr.mu.Lock()
 	defer s.mr.mu.Unlock()
-	s.mr.diffs, s.mr.checks = nil, nil
+	s.mr.diffs, s.mr.checks, s.mr.bases = nil, nil, nil
 }
