@@ -151,6 +151,7 @@ var _ = Describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge", La
 		for _, mr := range []*MergeRequest{closed, draft, clash, blocked} {
 			Expect(p.merge(ctx, api, mr.IID, nil)).To(HaveStatus(http.StatusMethodNotAllowed), "!%d", mr.IID)
 		}
+		Expect(p.head(ctx, p.DefaultBranch)).To(Equal(head), "nothing merged")
 		merged := p.FeatureMR(ctx, "merged")
 		Expect(p.merge(ctx, api, merged.IID, nil)).To(HaveStatus(http.StatusOK))
 		head = p.head(ctx, p.DefaultBranch)

@@ -179,10 +179,8 @@ func (d *Data) CreateMergeRequest(p *Project, author *User, f MRFields, first *M
 		return nil, v
 	}
 	src, tgt := deref(f.SourceBranch), deref(f.TargetBranch)
-	for _, o := range d.projectMRs[p.ID] {
-		if o.Open() && o.SourceBranch == src && o.TargetBranch == tgt {
-			return nil, &DuplicateMRError{IID: o.IID}
-		}
+	if err := d.openDuplicate(p, 0, src, tgt); err != nil {
+		return nil, err
 	}
 	now := d.Now()
 	mr := &MergeRequest{ID: d.next("merge_request"), IID: d.next("mr_iid:" + strconv.Itoa(p.ID)), ProjectID: p.ID,
@@ -207,26 +205,35 @@ func (d *Data) CreateMergeRequest(p *Project, author *User, f MRFields, first *M
 	return mr, nil
 }
 
+// openDuplicate is the *DuplicateMRError of an open merge request of p other
+// than except between source and target, or nil.
+func (d *Data) openDuplicate(p *Project, except int, source, target string) error {
+	for _, o := range d.projectMRs[p.ID] {
+		if o.ID != except && o.Open() && o.SourceBranch == source && o.TargetBranch == target {
+			return &DuplicateMRError{IID: o.IID}
+		}
+	}
+	return nil
+}
+
 // applyMRLinks sets assignees, reviewers, labels and milestone from f,
 // creating to-do items for new assignees and reviewers as the platform does.
 func (d *Data) applyMRLinks(p *Project, mr *MergeRequest, f MRFields, by *User) {
-	if f.AssigneesGiven {
-		old := mr.AssigneeIDs
-		mr.AssigneeIDs = d.assignable(p, f.AssigneeIDs)
-		for _, id := range mr.AssigneeIDs {
+	// New assignees and reviewers get a to-do item; those kept get none.
+	people := func(old, ids []int, action string) []int {
+		kept := d.assignable(p, ids)
+		for _, id := range kept {
 			if !slices.Contains(old, id) {
-				d.addTodo(id, by.ID, p.ID, AwardableMergeRequest, mr.ID, TodoAssigned)
+				d.addTodo(id, by.ID, p.ID, AwardableMergeRequest, mr.ID, action)
 			}
 		}
+		return kept
+	}
+	if f.AssigneesGiven {
+		mr.AssigneeIDs = people(mr.AssigneeIDs, f.AssigneeIDs, TodoAssigned)
 	}
 	if f.ReviewersGiven {
-		old := mr.ReviewerIDs
-		mr.ReviewerIDs = d.assignable(p, f.ReviewerIDs)
-		for _, id := range mr.ReviewerIDs {
-			if !slices.Contains(old, id) {
-				d.addTodo(id, by.ID, p.ID, AwardableMergeRequest, mr.ID, TodoReviewRequested)
-			}
-		}
+		mr.ReviewerIDs = people(mr.ReviewerIDs, f.ReviewerIDs, TodoReviewRequested)
 	}
 	if f.LabelsGiven {
 		mr.LabelIDs = d.ensureLabels(p.ID, f.Labels)
@@ -296,21 +303,14 @@ func (d *Data) UpdateMergeRequest(p *Project, mr *MergeRequest, f MRFields, by *
 	}
 	// A state_event the state does not allow (closing a merged one) changes
 	// nothing, as on the platform.
-	if f.StateEvent != nil {
-		switch {
-		case *f.StateEvent == "reopen" && mr.State == MRClosed:
-			for _, o := range d.projectMRs[p.ID] {
-				if o.ID != mr.ID && o.Open() && o.SourceBranch == mr.SourceBranch && o.TargetBranch == mr.TargetBranch {
-					return &DuplicateMRError{IID: o.IID}
-				}
-			}
+	if f.StateEvent != nil && *f.StateEvent == "reopen" && mr.State == MRClosed {
+		if err := d.openDuplicate(p, mr.ID, mr.SourceBranch, mr.TargetBranch); err != nil {
+			return err
 		}
 	}
-	if f.TargetBranch != nil && *f.TargetBranch != mr.TargetBranch && mr.State != MRMerged {
-		for _, o := range d.projectMRs[p.ID] {
-			if o.ID != mr.ID && o.Open() && mr.Open() && o.SourceBranch == mr.SourceBranch && o.TargetBranch == *f.TargetBranch {
-				return &DuplicateMRError{IID: o.IID}
-			}
+	if f.TargetBranch != nil && *f.TargetBranch != mr.TargetBranch && mr.Open() {
+		if err := d.openDuplicate(p, mr.ID, mr.SourceBranch, *f.TargetBranch); err != nil {
+			return err
 		}
 	}
 	now := d.Now()
