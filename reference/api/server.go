@@ -62,6 +62,7 @@ type Server struct {
 	// refHooks hear of every ref a write moved (RefsMoved).
 	refHooksMu sync.Mutex
 	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
+	mr         mrRuntime // merge requests' locks and git caches (merge_requests_git.go)
 }
 
 type route struct {
@@ -119,6 +120,8 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		}
 		s.registry, s.ownRegistry = reg, true
 	}
+	// Merge requests follow their branches, whoever moves them.
+	s.OnRefsMoved(s.followRefs)
 	return s, nil
 }
 
