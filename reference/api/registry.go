@@ -129,18 +129,21 @@ func (s *Server) registryRepository(c *Ctx, r registryRecord, v repoView) (Regis
 // paginateRegistryRepositories renders a page of records; a registry read failing
 // fails the answer (500) rather than showing a partial one.
 func (s *Server) paginateRegistryRepositories(c *Ctx, rs []registryRecord, v repoView) error {
-	var failed error
-	err := Paginate(c, rs, nil, func(r registryRecord) RegistryRepositoryJSON {
-		out, err := s.registryRepository(c, r, v)
-		if err != nil && failed == nil {
-			failed = err
+	page, err := PaginateWindow(c, len(rs), func(start, end int) ([]RegistryRepositoryJSON, error) {
+		out := make([]RegistryRepositoryJSON, 0, end-start)
+		for _, r := range rs[start:end] {
+			j, err := s.registryRepository(c, r, v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, j)
 		}
-		return out
+		return out, nil
 	})
-	if failed != nil {
-		return failed
+	if err != nil {
+		return err
 	}
-	return err
+	return c.JSONPage(page)
 }
 
 func (c *Ctx) registryTag(image, name string) RegistryTagJSON {
@@ -378,7 +381,11 @@ func (s *Server) listRegistryTags(c *Ctx) error {
 		}},
 		Sorts: []string{"asc", "desc"}, DefaultOrder: "name", DefaultSort: "asc",
 	}
-	return Paginate(c, names, ks, func(n string) RegistryTagJSON { return c.registryTag(rec.Image, n) })
+	page, err := Paginate(c, names, ks, func(n string) RegistryTagJSON { return c.registryTag(rec.Image, n) })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // registryTagIn resolves :id, :repository_id and :tag_name in the registry
