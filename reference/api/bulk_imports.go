@@ -110,12 +110,6 @@ func bulkImportEntityJSON(e *store.BulkImportEntity) BulkImportEntityJSON {
 	return out
 }
 
-// bulkEntityInput is one entities[] element as given.
-type bulkEntityInput struct {
-	e         *store.BulkImportEntity
-	namespace *store.Group
-}
-
 // readBulkEntity decodes one entities[] element with the shared parameter
 // reader, so its booleans and strings follow the same rules as top-level ones.
 func readBulkEntity(obj map[string]any) (*store.BulkImportEntity, error) {

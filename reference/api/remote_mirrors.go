@@ -183,7 +183,7 @@ func (s *Server) syncRemoteMirror(c *Ctx) error {
 		if err := d.SyncRemoteMirror(m); err != nil {
 			if errors.Is(err, store.ErrMirrorDisabled) {
 				// The platform answers its own sentence as the whole message.
-				return errorf(http.StatusBadRequest, "%s", err.Error())
+				return errorf(http.StatusBadRequest, "Cannot proceed with the push mirroring. Please verify your mirror configuration.")
 			}
 			return err
 		}

@@ -211,8 +211,11 @@ func (s *Server) mergeTopics(c *Ctx) error {
 			return notFound("Topic")
 		}
 		if err := d.MergeTopics(source, target); err != nil {
-			if errors.Is(err, store.ErrTopicsIdentical) || errors.Is(err, store.ErrTopicsOrganization) {
-				return errorf(http.StatusBadRequest, "%s", err.Error())
+			switch {
+			case errors.Is(err, store.ErrTopicsIdentical):
+				return errorf(http.StatusBadRequest, "The source topic and the target topic are identical.")
+			case errors.Is(err, store.ErrTopicsOrganization):
+				return errorf(http.StatusBadRequest, "The source topic and the target topic must belong to the same organization.")
 			}
 			return err
 		}
