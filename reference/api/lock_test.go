@@ -1,14 +1,22 @@
 package api
 
 import (
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"v4cert/reference/store"
 )
 
 // TestNoAnswerUnderLock holds the package to "compute under the lock, render
@@ -292,4 +300,85 @@ func (a *lockAnalysis) answersUnderLock() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// flakyBackend keeps the committed records' values and fails every commit
+// while failing is set.
+type flakyBackend struct {
+	failing bool
+	stored  []string
+}
+
+func (b *flakyBackend) Load(func(table, key string, value []byte) error) error { return nil }
+func (b *flakyBackend) Replace([]store.Change) error                           { return nil }
+func (b *flakyBackend) Commit(changes []store.Change) error {
+	if b.failing {
+		return errors.New("disk full")
+	}
+	for _, c := range changes {
+		b.stored = append(b.stored, string(c.Value))
+	}
+	return nil
+}
+
+func (b *flakyBackend) holds(s string) bool {
+	return slices.ContainsFunc(b.stored, func(v string) bool { return strings.Contains(v, s) })
+}
+
+// TestFailedCommitAnswers503: with --data-dir, a write whose commit fails
+// answers the spec's 503, never the success its closure computed. (The
+// store keeps the change and the next commit retries it, so it is durable
+// once the disk is back: persist.go.)
+func TestFailedCommitAnswers503(t *testing.T) {
+	db := &flakyBackend{}
+	st, _, err := store.Open(func() time.Time { return store.FixedTime }, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rootID int
+	err = st.Write(func(d *store.Data) error {
+		u, err := d.CreateUser(store.NewUser{Username: "root", Name: "Root", Email: "root@example.com", Admin: true})
+		if err != nil {
+			return err
+		}
+		rootID = u.ID
+		_, err = d.CreateToken(u, "pat", []string{"api"}, nil, "root-secret")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	send := func(method, target, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Header.Set("PRIVATE-TOKEN", "root-secret")
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	for i, wr := range []struct{ method, target, body, stored string }{
+		// An answer built under the lock, one built after it, a 204.
+		{"POST", "/api/v4/users", `{"username":"ann","name":"Ann","email":"ann@example.com","password":"secret-secret"}`, "ann@example.com"},
+		{"PUT", fmt.Sprintf("/api/v4/users/%d/custom_attributes/team", rootID), `{"value":"blue-team"}`, "blue-team"},
+		{"POST", "/api/v4/groups", `{"name":"G","path":"g-path"}`, "g-path"},
+		{"DELETE", "/api/v4/groups/g-path", ``, ""},
+	} {
+		db.failing = true
+		w := send(wr.method, wr.target, wr.body)
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "503 Service Unavailable") {
+			t.Errorf("%s %s with the disk failing: %d %s, want 503", wr.method, wr.target, w.Code, w.Body)
+		}
+		db.failing = false
+		if w := send("POST", "/api/v4/users", fmt.Sprintf(`{"username":"u%d","name":"U","email":"u%d@example.com","password":"secret-secret"}`, i, i)); w.Code != http.StatusCreated {
+			t.Errorf("the next write with the disk back: %d %s", w.Code, w.Body)
+		}
+		if wr.stored != "" && !db.holds(wr.stored) {
+			t.Errorf("%s %s: not stored once the disk was back", wr.method, wr.target)
+		}
+	}
 }
