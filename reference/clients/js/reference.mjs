@@ -50,7 +50,8 @@ export async function startReference() {
   });
   child.stdout.resume(); // keep draining the banner so the pipe never fills
 
-  const client = (token, options = {}) => new Gitlab({ host: base, token, ...options });
+  // client(token) sends PRIVATE-TOKEN; client(undefined, {oauthToken}) a bearer token.
+  const client = (token, options = {}) => new Gitlab({ host: base, ...(token === undefined ? {} : { token }), ...options });
   return {
     base,
     root: client(rootToken),

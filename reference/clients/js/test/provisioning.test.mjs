@@ -33,6 +33,8 @@ test('users, personal access tokens and sudo', async () => {
 
   const asOwner = ref.client(tok.token);
   assert.equal((await asOwner.Users.showCurrentUser()).id, owner.id);
+  const asBearer = ref.client(undefined, { oauthToken: tok.token });
+  assert.equal((await asBearer.Users.showCurrentUser()).id, owner.id, 'a personal access token as Authorization: Bearer');
 
   // sudo both ways the client offers it: per client (a header on every call) and per call.
   const asDevBySudo = ref.client(rootToken, { sudo: 'js-dev' });
@@ -54,7 +56,7 @@ test('users, personal access tokens and sudo', async () => {
   const keyset = await root.Users.all({ pagination: 'keyset', orderBy: 'id', sort: 'asc', perPage: 1 });
   assert.deepEqual(keyset.map((u) => u.id), [me.id, owner.id, dev.id], 'keyset pages followed through rel=next');
 
-  await root.Users.block(dev.id);
+  assert.equal(await root.Users.block(dev.id), true);
   assert.equal((await root.Users.show(dev.id)).state, 'blocked');
   await root.Users.unblock(dev.id);
   assert.equal((await root.Users.show(dev.id)).state, 'active');
