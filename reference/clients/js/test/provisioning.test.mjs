@@ -133,6 +133,11 @@ test('projects: create, read by path, edit, list by topic, star, archive, member
   assert.deepEqual(tagged.map((p) => p.id), [proj.id]);
   const searched = await root.Projects.all({ search: 'JS App', orderBy: 'id', sort: 'asc' });
   assert.deepEqual(searched.map((p) => p.id), [proj.id]);
+  const second = await root.Projects.create({ name: 'JS Second', namespaceId: group.id });
+  const keyset = await root.Projects.all({ pagination: 'keyset', orderBy: 'id', sort: 'desc', perPage: 1 });
+  assert.deepEqual(keyset.map((p) => p.id), [second.id, proj.id], 'keyset pages by id (Limits 4), followed through rel=next');
+  const groups = await root.Groups.all({ pagination: 'keyset', orderBy: 'name', sort: 'asc', perPage: 1 });
+  assert.deepEqual(groups.map((g) => g.name), ['JS Projects', 'JS Sub', 'JS Top'], 'groups page by keyset on name');
 
   assert.equal(await status(asDev.Projects.show(proj.id)), 404, 'a private project is hidden from non-members');
   const m = await root.ProjectMembers.add(proj.id, 30, { userId: dev.id });
@@ -152,8 +157,8 @@ test('projects: create, read by path, edit, list by topic, star, archive, member
   assert.deepEqual((await root.Projects.show(proj.id)).shared_with_groups.map((s) => s.group_id), [team.id]);
 
   await root.ProjectCustomAttributes.set(proj.id, 'owner-team', 'clients');
-  const gproj = await root.Groups.allProjects(group.id, { simple: true });
-  assert.deepEqual(gproj.map((p) => p.id), [proj.id]);
+  const gproj = await root.Groups.allProjects(group.id, { simple: true, orderBy: 'id', sort: 'asc' });
+  assert.deepEqual(gproj.map((p) => p.id), [proj.id, second.id]);
   assert.equal(gproj[0].visibility, undefined, 'simple=true answers the short form');
 
   await root.Projects.remove(proj.id);

@@ -31,7 +31,10 @@ test('branches and tags', async () => {
   assert.equal(tag.name, 'v1.0.0');
   assert.equal(tag.message, 'first release');
   assert.equal(tag.commit.id, main.commit.id);
-  assert.equal((await root.Tags.show(proj.id, 'v1.0.0')).target !== undefined, true);
+  const shownTag = await root.Tags.show(proj.id, 'v1.0.0');
+  assert.equal(shownTag.commit.id, main.commit.id);
+  assert.match(shownTag.target, /^[0-9a-f]{40}$/);
+  assert.notEqual(shownTag.target, main.commit.id, 'an annotated tag targets its tag object');
   assert.deepEqual((await root.Tags.all(proj.id)).map((t) => t.name), ['v1.0.0']);
 });
 
