@@ -128,18 +128,6 @@ var _ = AfterEach(func() {
 	}
 })
 
-// Traceability: every rule has a spec labelled rule:<id>, every rule:,
-// endpoint: and area: label names something in the rulebook. Checked only on a
-// full run (no label filter, no focus), where it is meaningful.
-var _ = ReportAfterSuite("traceability", func(r Report) {
-	if r.SuiteConfig.LabelFilter != "" || len(r.SuiteConfig.FocusStrings) > 0 || len(r.SuiteConfig.FocusFiles) > 0 ||
-		r.SuiteConfig.DryRun || os.Getenv("V4CERT_NO_TRACE") != "" {
-		return
-	}
-	problems := Traceability(r)
-	Expect(problems).To(BeEmpty(), "traceability between the rulebook and the suites")
-})
-
 // Traceability lists what a report and the rulebook disagree on.
 func Traceability(r Report) []string {
 	covered := map[string]bool{}
