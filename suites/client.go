@@ -252,6 +252,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	if !req.noCheck {
 		Expect(resp).To(MatchEndpointSchema())
 	}
+	Expect(checkClock(resp)).To(Succeed(), "the clock check (suites/clock.go), in:\n%s", resp)
 	return resp
 }
 

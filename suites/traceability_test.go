@@ -17,13 +17,20 @@ import (
 // Traceability over the whole spec tree, whatever a run selects: every rule
 // has a spec labelled rule:<id>, and every rule:, endpoint: and area: label
 // names something in the rulebook, so a label filter or a focus cannot hide a
-// mistyped label. The tree is walked with Ginkgo's PreviewSpecs in a child
+// mistyped label; and the suites' tables keyed by endpoint cover the rulebook. The tree is walked with Ginkgo's PreviewSpecs in a child
 // process of the test binary: a preview before RunSpecs would drop the
 // top-level AfterEach nodes from the real run.
 const (
 	treeEnv    = "V4CERT_SPEC_TREE"
 	treeMarker = "v4cert-traceability: "
 )
+
+// tableProblems lists where the suites' tables keyed by endpoint miss an
+// endpoint of the rulebook: a new area must say how its creations meet the
+// clock check.
+func tableProblems() []string {
+	return clockTableProblems()
+}
 
 // treeChecked is set once a run has checked the tree before its specs.
 var treeChecked bool
@@ -37,14 +44,14 @@ var _ = ReportBeforeSuite(func(r Report) {
 	problems, err := specTreeProblems()
 	Expect(err).NotTo(HaveOccurred())
 	treeChecked = true
-	Expect(problems).To(BeEmpty(), "traceability between the rulebook and the spec tree")
+	Expect(problems).To(BeEmpty(), "traceability between the rulebook, the spec tree and the suites' tables")
 })
 
 // TestTraceability is the same check on its own (go test ./suites -run
 // TestTraceability needs no target), and the child that previews the tree.
 func TestTraceability(t *testing.T) {
 	if os.Getenv(treeEnv) != "" {
-		b, err := json.Marshal(Traceability(PreviewSpecs("v4cert conformance")))
+		b, err := json.Marshal(append(Traceability(PreviewSpecs("v4cert conformance")), tableProblems()...))
 		if err != nil {
 			t.Fatal(err)
 		}

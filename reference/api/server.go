@@ -47,6 +47,7 @@ type Server struct {
 	limiter *limiter
 	routes  map[string]*route
 	repos   *git.Manager
+	clock   store.Clock
 }
 
 type route struct {
@@ -67,9 +68,8 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	if _, err := git.Check(); err != nil {
 		return nil, err
 	}
-	var clock store.Clock
-	st.Read(func(d *store.Data) error { clock = d.Now; return nil })
-	s.repos = git.NewManager(opts.RepoDir, clock)
+	st.Read(func(d *store.Data) error { s.clock = d.Now; return nil })
+	s.repos = git.NewManager(opts.RepoDir, s.clock)
 	if opts.RateLimit > 0 {
 		s.limiter = newLimiter(opts.RateLimit)
 	}
@@ -122,6 +122,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errorf(http.StatusInternalServerError, "500 Internal Server Error"))
 		}
 	}()
+	// Date comes from the clock the bodies' timestamps come from, so a client
+	// can compare a fresh resource's created_at with the answer's Date under
+	// --clock fixed too (net/http keeps a Date a handler has set).
+	w.Header().Set("Date", s.clock().UTC().Format(http.TimeFormat))
 	if len(r.URL.RawQuery) > s.opts.MaxQueryBytes {
 		writeError(w, uriTooLong())
 		return
