@@ -251,6 +251,7 @@ func (s *Server) createUser(c *Ctx) error {
 		PrivateProfile: in.BoolOr("private_profile", false), ExternUID: in.StringOr("extern_uid", ""),
 		Provider: in.StringOr("provider", ""), CreatedByID: c.Caller.ID,
 	}
+	samlGroup := in.Int("group_id_for_saml")
 	resetPassword := in.BoolOr("reset_password", false)
 	randomPassword := in.BoolOr("force_random_password", false)
 	if err := in.Err(); err != nil {
@@ -262,6 +263,15 @@ func (s *Server) createUser(c *Ctx) error {
 		return e
 	}
 	return s.store.Write(func(d *store.Data) error {
+		if samlGroup != nil {
+			// A SAML identity names the provider of the group it signs in to.
+			g := d.Group(*samlGroup)
+			if g == nil {
+				return notFound("Group")
+			}
+			id := d.SAMLProviderID(g)
+			n.SAMLProviderID = &id
+		}
 		u, err := d.CreateUser(n)
 		if ve, ok := err.(*store.ValidationError); ok {
 			// The platform answers a taken email or username with 409.

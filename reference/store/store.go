@@ -131,6 +131,8 @@ type Data struct {
 	registryBlobs   map[string][]byte           // by digest
 	registryUploads map[string]string           // upload id -> image path
 	registryTokens  map[string]*RegistryToken   // by secret
+
+	samlProviders map[int]int // top-level group id -> SAML provider id (bots.go)
 }
 
 type memberKey struct {

@@ -105,6 +105,7 @@ type NewUser struct {
 	JobTitle, Pronouns, Note        string
 	PrivateProfile                  bool
 	ExternUID, Provider             string
+	SAMLProviderID                  *int
 	Type                            string
 	CreatedByID                     int
 }
@@ -168,7 +169,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 		u.ConfirmedAt = &c
 	}
 	if n.ExternUID != "" && n.Provider != "" {
-		u.Identities = []Identity{{Provider: n.Provider, ExternUID: n.ExternUID}}
+		u.Identities = []Identity{{Provider: n.Provider, ExternUID: n.ExternUID, SAMLProviderID: n.SAMLProviderID}}
 	}
 	ns := &UserNamespace{ID: d.next("namespace"), UserID: u.ID}
 	u.NamespaceID = ns.ID
@@ -252,6 +253,8 @@ func (d *Data) SetUserState(u *User, state string) {
 
 // DeleteUser removes a user, their tokens, memberships, requests and personal projects.
 func (d *Data) DeleteUser(u *User) {
+	// The platform hands a deleted user's contributions to the ghost user.
+	d.Ghost()
 	for k := range d.members {
 		if k.User == u.ID {
 			delete(d.members, k)

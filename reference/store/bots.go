@@ -1,0 +1,67 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+)
+
+// The platform's users that are not people: the internal ghost user that
+// adopts a deleted user's contributions, and the bot user behind each
+// project access token. The suites need both to tell the user list's
+// humans, exclude_internal and without_project_bots filters apart.
+
+// Ghost returns the internal ghost user, creating it on first use as the
+// platform does when a deleted user's contributions must move to it.
+func (d *Data) Ghost() *User {
+	for _, u := range d.users {
+		if u.Type == "internal" && u.Name == "Ghost User" {
+			return u
+		}
+	}
+	username := "ghost"
+	for i := 1; d.userByName[username] != nil || d.namespacePathTaken(username, 0); i++ {
+		username = "ghost" + strconv.Itoa(i)
+	}
+	u, err := d.CreateUser(NewUser{Username: username, Name: "Ghost User", Email: username + "@example.com",
+		Type: "internal", SkipConfirmation: true,
+		Bio: "This is a \"Ghost User\", created to hold all issues authored by users that have since been deleted. This user cannot be removed."})
+	if err != nil {
+		panic(fmt.Sprintf("creating the ghost user: %v", err)) // the name was chosen free
+	}
+	return u
+}
+
+// CreateProjectBot creates the bot user of a project access token: a member
+// of p at level, named as the token, with the platform's bot username.
+func (d *Data) CreateProjectBot(p *Project, name string, level Level, by int) (*User, error) {
+	seq := d.next("project_bot")
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d/%d", p.ID, seq)))
+	suffix := hex.EncodeToString(sum[:])[:32]
+	u, err := d.CreateUser(NewUser{Username: fmt.Sprintf("project_%d_bot_%s", p.ID, suffix), Name: name,
+		Email: fmt.Sprintf("project%d_bot%d@noreply.example.com", p.ID, seq), Type: "project_bot",
+		SkipConfirmation: true, CreatedByID: by})
+	if err != nil {
+		return nil, err
+	}
+	d.putMember(SourceProject, p.ID, u.ID, level, nil, by)
+	return u, nil
+}
+
+// SAMLProviderID returns the id of the SAML provider of g's top-level group,
+// setting one up on first use: the reference has no single sign-on to
+// configure, so naming a group in group_id_for_saml stands for a group that
+// has it.
+func (d *Data) SAMLProviderID(g *Group) int {
+	root := d.Root(g)
+	if d.samlProviders == nil {
+		d.samlProviders = map[int]int{}
+	}
+	if id, ok := d.samlProviders[root.ID]; ok {
+		return id
+	}
+	id := d.next("saml_provider")
+	d.samlProviders[root.ID] = id
+	return id
+}
