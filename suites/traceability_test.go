@@ -25,13 +25,6 @@ const (
 	treeMarker = "v4cert-traceability: "
 )
 
-// tableProblems lists where the suites' tables keyed by endpoint miss an
-// endpoint of the rulebook: a new area must say how its creations meet the
-// clock check.
-func tableProblems() []string {
-	return clockTableProblems()
-}
-
 // treeChecked is set once a run has checked the tree before its specs.
 var treeChecked bool
 

@@ -1,0 +1,673 @@
+package suites
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// listFixtures is the registry the table rows read (lists.go), keyed by
+// endpoint ID. Each entry names the world that makes the endpoint's rows
+// bite, the endpoint's own pagination rule, a row per parameter with a
+// default and per filter, and, for every other parameter, why no row here
+// checks it (another spec does, or nothing the platform's provisioning can
+// build tells it apart).
+var listFixtures = map[string]*listFixture{}
+
+// register adds entries to listFixtures at init.
+func register(entries map[string]*listFixture) bool {
+	for id, fx := range entries {
+		if _, dup := listFixtures[id]; dup {
+			panic("listFixtures: " + id + " registered twice")
+		}
+		listFixtures[id] = fx
+	}
+	return true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// idsOf renders ids as item keys.
+func idsOf(ids ...int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = itoa(id)
+	}
+	return out
+}
+
+// nameOf is a fixture name that sorts at position i of n in reverse, so that
+// name order and creation order disagree and an order_by row can bite.
+func nameOf(prefix string, i, n int) string {
+	return fmt.Sprintf("%s %c%02d", prefix, 'a'+rune((n-1-i)%26), i)
+}
+
+// Members: a group with twenty members besides its owner, and a project in
+// it with twenty-one direct members and a group invited into it; one user
+// named for query belongs to both.
+var membersWorld = &worldBuilder{Name: "members", Build: func(ctx SpecContext) map[string]*listWorld {
+	owner := NewUser(ctx)
+	g := NewGroup(ctx, owner.Client)
+	p := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID})
+	prefix := Unique("mbr")
+	groupUsers := newBareUsers(ctx, prefix+"-g", listItems-1)
+	projectUsers := newBareUsers(ctx, prefix+"-p", listItems)
+	for i, id := range groupUsers {
+		Expect(api.Post(ctx, fmt.Sprintf("/groups/%d/members", g.ID),
+			Body(map[string]any{"user_id": id, "access_level": []int{GuestLevel, ReporterLevel, DeveloperLevel}[i%3]}))).To(HaveStatus(http.StatusCreated))
+	}
+	for _, id := range projectUsers {
+		Expect(api.Post(ctx, fmt.Sprintf("/projects/%d/members", p.ID),
+			Body(map[string]any{"user_id": id, "access_level": ReporterLevel}))).To(HaveStatus(http.StatusCreated))
+	}
+	named := NewUser(ctx, UserOpts{"name": "Quillon " + prefix})
+	AddGroupMember(ctx, g, named, GuestLevel)
+	AddProjectMember(ctx, p, named, DeveloperLevel)
+	invOwner, invMember := NewUser(ctx), NewUser(ctx)
+	inv := NewGroup(ctx, invOwner.Client)
+	AddGroupMember(ctx, inv, invMember, DeveloperLevel)
+	ShareProject(ctx, p, inv, ReporterLevel)
+
+	a, b := groupUsers[0], projectUsers[1]
+	world := func(path string, members []int) *listWorld {
+		var ab []int
+		for _, id := range []int{a, b} {
+			if slices.Contains(members, id) {
+				ab = append(ab, id)
+			}
+		}
+		return &listWorld{By: owner.Client, Path: path, Items: len(members),
+			Vals: map[string]string{"query": "quillon", "a": itoa(a), "b": itoa(b)},
+			Sets: map[string][]string{"named": idsOf(named.ID), "ab": idsOf(ab...)}}
+	}
+	groupMembers := append(append([]int{owner.ID}, groupUsers...), named.ID)
+	direct := append(slices.Clone(projectUsers), named.ID)
+	all := distinctInts(append(append(slices.Clone(groupMembers), direct...), invOwner.ID, invMember.ID))
+	return map[string]*listWorld{
+		"members.group.list":       world(groupMembersPath(g, ""), groupMembers),
+		"members.group.list-all":   world(groupMembersPath(g, "/all"), groupMembers),
+		"members.project.list":     world(projectMembersPath(p, ""), direct),
+		"members.project.list-all": world(projectMembersPath(p, "/all"), all),
+	}
+}}
+
+func membersFixture(filtersRule string, direct bool) *listFixture {
+	fx := &listFixture{World: membersWorld, Pagination: "members.list.8",
+		Filters: map[string]filterRow{
+			"query":    {Rule: filtersRule, Query: "query={query}", Want: "named"},
+			"user_ids": {Rule: filtersRule, Query: "user_ids[]={a}&user_ids[]={b}", Want: "ab"},
+		},
+		Others: map[string]string{"show_seat_info": "adds is_using_seat rather than filtering (members.list.6)"},
+	}
+	if direct {
+		fx.Filters["skip_users"] = filterRow{Rule: "members.list.5", Query: "skip_users[]={a}&skip_users[]={b}", Except: "ab"}
+	} else {
+		fx.Filters["state"] = filterRow{Rule: "members.list-all.6", Query: "state=awaiting",
+			Empty: "no member awaits a seat: seats are a paid-tier limit no provisioning call sets"}
+	}
+	return fx
+}
+
+var _ = register(map[string]*listFixture{
+	"members.group.list":       membersFixture("members.list.3", true),
+	"members.project.list":     membersFixture("members.list.3", true),
+	"members.group.list-all":   membersFixture("members.list-all.5", false),
+	"members.project.list-all": membersFixture("members.list-all.5", false),
+})
+
+// tokensFor gives each of ids a personal access token and answers their clients.
+func tokensFor(ctx SpecContext, ids []int) []*Client {
+	GinkgoHelper()
+	out := make([]*Client, len(ids))
+	for i, id := range ids {
+		out[i] = api.As(NewToken(ctx, id, "api"))
+	}
+	return out
+}
+
+// Access requests: a public group and a public project outside it (a
+// pending request to a group stands in for requests to its projects), each
+// asked to join by the same twenty-one users.
+var accessRequestsWorld = &worldBuilder{Name: "access requests", Build: func(ctx SpecContext) map[string]*listWorld {
+	owner := NewUser(ctx)
+	g := NewGroup(ctx, owner.Client, GroupOpts{"visibility": "public"})
+	p := NewProject(ctx, owner.Client, ProjectOpts{"visibility": "public"})
+	for _, c := range tokensFor(ctx, newBareUsers(ctx, Unique("req"), listItems)) {
+		Expect(c.Post(ctx, requestsPath("groups", g.ID))).To(HaveStatus(http.StatusCreated))
+		Expect(c.Post(ctx, requestsPath("projects", p.ID))).To(HaveStatus(http.StatusCreated))
+	}
+	return map[string]*listWorld{
+		"access_requests.group.list":   {By: owner.Client, Path: requestsPath("groups", g.ID), Items: listItems},
+		"access_requests.project.list": {By: owner.Client, Path: requestsPath("projects", p.ID), Items: listItems},
+	}
+}}
+
+// Emoji reactions: an issue, a snippet and a note on each in a public
+// project, each with twenty-one reactions of different names.
+var awardNames = []string{"thumbsup", "thumbsdown", "smile", "heart", "tada", "rocket", "eyes", "laughing", "confused", "fire",
+	"star", "clap", "coffee", "ok_hand", "wave", "100", "sparkles", "bulb", "bug", "zap", "hourglass"}
+
+var reactionsWorld = &worldBuilder{Name: "emoji reactions", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewProject(ctx, api, ProjectOpts{"visibility": "public"})
+	out := map[string]*listWorld{}
+	for _, f := range awardForms {
+		a := newAwardable(ctx, f, p, "public")
+		for _, name := range awardNames[:listItems] {
+			react(ctx, api, a, name)
+		}
+		out["award_emoji."+f.stem+"_list"] = &listWorld{By: api.Anonymous(), Path: a.reactions(), Items: listItems}
+	}
+	return out
+}}
+
+// Topics: twenty-one topics named alike, five of them assigned to a project
+// and three in another organization (the list shows one organization).
+var topicsWorld = &worldBuilder{Name: "topics", Build: func(ctx SpecContext) map[string]*listWorld {
+	prefix := Unique("tpc")
+	var names, assigned, unassigned, elsewhere []string
+	for i := range listItems + 3 {
+		fields := map[string]any{"name": fmt.Sprintf("%s-%02d", prefix, i)}
+		if i >= listItems {
+			fields["organization_id"] = 2
+		}
+		t := newTopic(ctx, fields)
+		switch {
+		case i >= listItems:
+			elsewhere = append(elsewhere, itoa(t.ID))
+		case i < 5:
+			names = append(names, t.Name)
+			assigned = append(assigned, itoa(t.ID))
+		default:
+			unassigned = append(unassigned, itoa(t.ID))
+		}
+	}
+	NewProject(ctx, api, ProjectOpts{"topics": names})
+	return map[string]*listWorld{"topics.list": {By: api, Path: "/topics", Query: values("search", prefix), Items: listItems,
+		Vals: map[string]string{"search": prefix + "-1", "org": "2"},
+		Sets: map[string][]string{"unassigned": unassigned, "elsewhere": elsewhere,
+			"tens": func() []string {
+				var out []string
+				for i, id := range append(slices.Clone(assigned), unassigned...) {
+					if i >= 10 && i < 20 {
+						out = append(out, id)
+					}
+				}
+				return out
+			}()}}}
+}}
+
+// Package protection rules and push mirrors: twenty-one of each in a project.
+var projectSettingsWorld = &worldBuilder{Name: "package protection rules and push mirrors", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewProject(ctx, api)
+	prefix := Unique("pkg")
+	for i := range listItems {
+		newPackageRule(ctx, api, p, packageRule{Pattern: fmt.Sprintf("%s-%02d-*", prefix, i), Type: "npm", Push: "maintainer"})
+		newMirror(ctx, api, p, map[string]any{"url": fmt.Sprintf("https://mirror-%02d.example.com/%s.git", i, prefix)})
+	}
+	fresh := NewProject(ctx, api)
+	mirrors := 0
+	return map[string]*listWorld{
+		"package_protection_rules.list": {By: api, Path: packageRulesOf(p), Items: listItems},
+		"remote_mirrors.list":           {By: api, Path: mirrorsPath(p), Items: listItems},
+		"remote_mirrors.create": {By: api, Act: func(ctx SpecContext, params map[string]any) *Response {
+			mirrors++
+			body := map[string]any{"url": fmt.Sprintf("https://create-%02d.example.com/%s.git", mirrors, prefix)}
+			for k, v := range params {
+				body[k] = v
+			}
+			return api.Post(ctx, mirrorsPath(fresh), Body(body))
+		}},
+	}
+}}
+
+// Billable members: a top-level group with twenty billable members besides
+// its owner; one of them, M, is also a direct member of twenty projects of
+// the group and the owner of twenty-one groups invited into it.
+var billableMembersWorld = &worldBuilder{Name: "billable members", Build: func(ctx SpecContext) map[string]*listWorld {
+	owner := NewUser(ctx)
+	g := NewGroup(ctx, owner.Client)
+	prefix := Unique("bil")
+	users := newBareUsers(ctx, prefix, listItems-2)
+	for i, id := range users {
+		Expect(api.Post(ctx, fmt.Sprintf("/groups/%d/members", g.ID),
+			Body(map[string]any{"user_id": id, "access_level": []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel}[i%4]}))).To(HaveStatus(http.StatusCreated))
+	}
+	m := NewUser(ctx, UserOpts{"name": "Quillon " + prefix})
+	AddGroupMember(ctx, g, m, DeveloperLevel)
+	for range listItems - 1 {
+		AddProjectMember(ctx, NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID}), m, ReporterLevel)
+	}
+	for range listItems {
+		ShareGroup(ctx, g, NewGroup(ctx, m.Client), ReporterLevel)
+	}
+	return map[string]*listWorld{
+		"members.billable.list": {By: owner.Client, Path: billablePath(g, ""), Items: listItems,
+			Vals: map[string]string{"search": "quillon"}, Sets: map[string][]string{"m": idsOf(m.ID)}},
+		"members.billable.memberships": {By: owner.Client, Path: billablePath(g, fmt.Sprintf("/%d/memberships", m.ID)), Items: listItems},
+		"members.billable.indirect":    {By: owner.Client, Path: billablePath(g, fmt.Sprintf("/%d/indirect", m.ID)), Items: listItems},
+	}
+}}
+
+var _ = register(map[string]*listFixture{
+	"access_requests.group.list":    {World: accessRequestsWorld, Pagination: "access_requests.list.5"},
+	"access_requests.project.list":  {World: accessRequestsWorld, Pagination: "access_requests.list.5"},
+	"award_emoji.issue_list":        {World: reactionsWorld, Pagination: "award_emoji.list.2"},
+	"award_emoji.snippet_list":      {World: reactionsWorld, Pagination: "award_emoji.list.2"},
+	"award_emoji.issue_note_list":   {World: reactionsWorld, Pagination: "award_emoji.list.2"},
+	"award_emoji.snippet_note_list": {World: reactionsWorld, Pagination: "award_emoji.list.2"},
+	"topics.list": {World: topicsWorld, Pagination: "topics.list.5", Filters: map[string]filterRow{
+		"search":           {Rule: "topics.list.3", Query: "search={search}", Want: "tens"},
+		"without_projects": {Rule: "topics.list.4", Query: "without_projects=true", Want: "unassigned"},
+		"organization_id":  {Rule: "topics.list.7", Query: "organization_id={org}", Want: "elsewhere", Selects: true},
+	}},
+	"package_protection_rules.list": {World: projectSettingsWorld, Pagination: "package_protection_rules.list.2"},
+	"remote_mirrors.list":           {World: projectSettingsWorld, Pagination: "remote_mirrors.list.2"},
+	"remote_mirrors.create": {World: projectSettingsWorld, Defaults: map[string]defaultRow{
+		"enabled":                 {Rule: "remote_mirrors.create.3", Fields: []string{"enabled"}},
+		"only_protected_branches": {Rule: "remote_mirrors.create.3", Fields: []string{"only_protected_branches"}},
+		"auth_method":             {Rule: "remote_mirrors.create.4", Other: "ssh_public_key", Fields: []string{"auth_method"}},
+	}},
+	"members.billable.list": {World: billableMembersWorld, Pagination: "members.billable.15",
+		Filters: map[string]filterRow{"search": {Rule: "members.billable.4", Query: "search={search}", Want: "m"}},
+		Others:  map[string]string{"sort": "orders rather than filters and has no default (members.billable.5 to 9)"}},
+	"members.billable.memberships": {World: billableMembersWorld, Pagination: "members.billable-memberships.6"},
+	"members.billable.indirect":    {World: billableMembersWorld, Pagination: "members.billable-indirect.2"},
+})
+
+// newNamedUser creates a user without a token, named as given, with extra
+// POST /users attributes, and deletes it when the spec (or the Ordered
+// container) ends.
+func newNamedUser(ctx SpecContext, username, name string, extra map[string]any) int {
+	GinkgoHelper()
+	body := map[string]any{"username": username, "name": name, "email": username + "@example.com",
+		"password": "Secret-" + username, "skip_confirmation": true}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r := api.Post(ctx, "/users", Body(body))
+	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture user")
+	id := int(r.Get("id").Int())
+	DeferCleanup(func(ctx SpecContext) { api.Delete(ctx, fmt.Sprintf("/users/%d", id), Unchecked()) })
+	return id
+}
+
+// newProjectBot creates a project access token of p named name, and answers
+// its bot user's id; the bot goes when the spec ends.
+func newProjectBot(ctx SpecContext, p *Project, name string) int {
+	GinkgoHelper()
+	r := api.Post(ctx, fmt.Sprintf("/projects/%d/access_tokens", p.ID),
+		Body(map[string]any{"name": name, "scopes": []string{"read_api"}, "access_level": DeveloperLevel, "expires_at": futureDate()}))
+	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture project access token")
+	id := int(r.Get("user_id").Int())
+	DeferCleanup(func(ctx SpecContext) { api.Delete(ctx, fmt.Sprintf("/users/%d", id), Unchecked()) })
+	return id
+}
+
+// ghostUser answers the internal user a deleted user's contributions go to,
+// deleting a user first so that the platform has made it.
+func ghostUser(ctx SpecContext) (id int, username string) {
+	GinkgoHelper()
+	gone := newNamedUser(ctx, Unique("gone"), "Gone", nil)
+	Expect(api.Delete(ctx, fmt.Sprintf("/users/%d", gone))).To(HaveStatus(http.StatusNoContent, http.StatusAccepted))
+	r := api.Get(ctx, "/users", Q("search", "ghost"), Q("per_page", 100))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	for _, e := range r.JSON().Array() {
+		if e.Get("name").String() == "Ghost User" {
+			return int(e.Get("id").Int()), e.Get("username").String()
+		}
+	}
+	Fail("deleting a user left no Ghost User to hold their contributions:\n" + r.String())
+	return 0, ""
+}
+
+// Users: twenty-one users whose usernames share a prefix, each made to stand
+// out for one filter (blocked, external, auditor, administrator, LDAP and
+// SAML identities, two users linked to one extern_uid by different
+// providers and a third to another, a custom attribute, a project
+// membership), names out of creation order, plus a project bot named with
+// the prefix; the ghost user for exclude_internal.
+var usersWorld = &worldBuilder{Name: "users", Build: func(ctx SpecContext) map[string]*listWorld {
+	prefix := Unique("usr")
+	saml := NewGroup(ctx, api)
+	uid := prefix + "-uid"
+	roles := []struct {
+		set   string
+		extra map[string]any
+	}{
+		{"blocked", nil}, {"external", map[string]any{"external": true}}, {"auditor", map[string]any{"auditor": true}},
+		{"admin", map[string]any{"admin": true}}, {"ldap", map[string]any{"provider": "ldapmain", "extern_uid": "cn=" + prefix + ",dc=example"}},
+		{"linked", map[string]any{"provider": "github", "extern_uid": uid}},
+		{"otherProvider", map[string]any{"provider": "bitbucket", "extern_uid": uid}},
+		{"otherUID", map[string]any{"provider": "github", "extern_uid": uid + "-2"}},
+		{"saml", map[string]any{"provider": "group_saml", "extern_uid": prefix + "-saml", "group_id_for_saml": saml.ID}},
+		{"custom", nil}, {"member", nil},
+	}
+	sets := map[string][]string{}
+	var ids []int
+	for i := range listItems {
+		var extra map[string]any
+		set := ""
+		if i < len(roles) {
+			set, extra = roles[i].set, roles[i].extra
+		}
+		id := newNamedUser(ctx, fmt.Sprintf("%s-%02d", prefix, i), nameOf(prefix, i, listItems), extra)
+		ids = append(ids, id)
+		if set != "" {
+			sets[set] = idsOf(id)
+		}
+		if i >= 10 && i < 20 {
+			sets["searched"] = append(sets["searched"], itoa(id)) // usernames <prefix>-1N
+		}
+		if i == 15 {
+			sets["byUsername"] = idsOf(id)
+		}
+	}
+	one := func(set string) int { n, _ := strconv.Atoi(sets[set][0]); return n }
+	Expect(api.Post(ctx, fmt.Sprintf("/users/%d/block", one("blocked")))).To(HaveStatus(http.StatusCreated))
+	Expect(api.Put(ctx, fmt.Sprintf("/users/%d/custom_attributes/team", one("custom")), Body(map[string]any{"value": prefix}))).To(HaveStatus(http.StatusOK))
+	p := NewProject(ctx, api)
+	Expect(api.Post(ctx, fmt.Sprintf("/projects/%d/members", p.ID), Body(map[string]any{"user_id": one("member"), "access_level": DeveloperLevel}))).
+		To(HaveStatus(http.StatusCreated))
+	bot := newProjectBot(ctx, p, prefix+" bot")
+	ids = append(ids, bot)
+	sets["bot"] = idsOf(bot)
+	sets["inProjects"] = idsOf(one("member"), bot)
+	created := api.Get(ctx, fmt.Sprintf("/users/%d", one("saml")))
+	Expect(created).To(HaveStatus(http.StatusOK))
+	samlProvider := created.Get(`identities.#(provider=="group_saml").saml_provider_id`)
+	Expect(samlProvider.Exists()).To(BeTrue(), "the SAML identity names its provider:\n%s", created)
+	ghost, ghostName := ghostUser(ctx)
+	sets["internal"] = idsOf(ghost)
+	return map[string]*listWorld{"users.list": {By: api, Path: "/users", Query: values("search", prefix), Items: len(ids), Sets: sets,
+		Vals: map[string]string{"username": fmt.Sprintf("%s-%02d", prefix, 15), "search": prefix + "-1", "uid": uid,
+			"saml": samlProvider.String(), "team": prefix, "ghost": ghostName}}}
+}}
+
+var _ = register(map[string]*listFixture{
+	"users.list": {World: usersWorld, Pagination: "limits.pagination.1",
+		Defaults: map[string]defaultRow{
+			"active":               {Rule: "users.list.4"},
+			"blocked":              {Rule: "users.list.4"},
+			"external":             {Rule: "users.list.5"},
+			"exclude_external":     {Rule: "users.list.5"},
+			"humans":               {Rule: "users.list.6"},
+			"exclude_humans":       {Rule: "users.list.6"},
+			"without_project_bots": {Rule: "users.list.6"},
+			"exclude_internal":     {Rule: "users.list.6", Base: "username={ghost}"},
+			"exclude_active":       {Rule: "users.list.7"},
+			"order_by":             {Rule: "users.list.10", Other: "name"},
+			"sort":                 {Rule: "users.list.10", Other: "asc"},
+		},
+		Filters: map[string]filterRow{
+			"username":             {Rule: "users.list.2", Query: "username={username}", Want: "byUsername"},
+			"search":               {Rule: "users.list.3", Query: "search={search}", Want: "searched"},
+			"active":               {Rule: "users.list.4", Query: "active=true", Except: "blocked"},
+			"blocked":              {Rule: "users.list.4", Query: "blocked=true", Want: "blocked"},
+			"external":             {Rule: "users.list.5", Query: "external=true", Want: "external"},
+			"exclude_external":     {Rule: "users.list.5", Query: "exclude_external=true", Except: "external"},
+			"humans":               {Rule: "users.list.6", Query: "humans=true", Except: "bot"},
+			"exclude_humans":       {Rule: "users.list.6", Query: "exclude_humans=true", Want: "bot"},
+			"without_project_bots": {Rule: "users.list.6", Query: "without_project_bots=true", Except: "bot"},
+			"exclude_internal":     {Rule: "users.list.6", Query: "exclude_internal=true", Except: "internal", Base: "username={ghost}"},
+			"exclude_active":       {Rule: "users.list.7", Query: "exclude_active=true", Want: "blocked"},
+			"extern_uid":           {Rule: "users.list.12", Query: "extern_uid={uid}&provider=github", Want: "linked", Also: []string{"provider"}},
+			"without_projects":     {Rule: "users.list.12", Query: "without_projects=true", Except: "inProjects"},
+			"admins":               {Rule: "users.list.12", Query: "admins=true", Want: "admin"},
+			"custom_attributes":    {Rule: "users.list.12", Query: "custom_attributes[team]={team}", Want: "custom"},
+			"auditors":             {Rule: "users.list.17", Query: "auditors=true", Want: "auditor"},
+			"saml_provider_id":     {Rule: "users.list.18", Query: "saml_provider_id={saml}", Want: "saml"},
+			"skip_ldap":            {Rule: "users.list.19", Query: "skip_ldap=true", Except: "ldap"},
+		},
+		Others: map[string]string{
+			"created_after":          "one run's users cannot be told apart by creation time (a fixed clock stands still); users.list.8 bounds them around a user's own created_at",
+			"created_before":         "as created_after",
+			"two_factor":             "no provisioning call enables two-factor authentication; users.list.12 checks that enabled lists none of the fixtures",
+			"with_custom_attributes": "adds custom_attributes rather than filtering (users.list.15)",
+			"pagination":             "keyset pagination (users.list.14, limits.pagination.4)",
+			"cursor":                 "keyset pagination (users.list.14, limits.pagination.4)",
+		}},
+})
+
+// Groups: twenty-one groups whose paths share a prefix: fourteen top-level
+// ones and a subgroup of the first made by the administrator, five owned by
+// a user U who is also a Developer of two of the others and a Maintainer of a
+// third; visibilities in turn, one with a custom attribute, names out of path
+// order.
+var groupsWorld = &worldBuilder{Name: "groups", Build: func(ctx SpecContext) map[string]*listWorld {
+	prefix := Unique("grp")
+	u := NewUser(ctx)
+	visibility := []string{"public", "internal", "private"}
+	sets := map[string][]string{}
+	add := func(set string, id int) { sets[set] = append(sets[set], itoa(id)) }
+	var groups []*Group
+	for i := range listItems {
+		by, opts := api, GroupOpts{"name": nameOf(prefix, i, listItems), "path": fmt.Sprintf("%s-%02d", prefix, i), "visibility": visibility[i%3]}
+		switch {
+		case i >= 14 && i < 19:
+			by = u.Client
+		case i == 19:
+			opts["parent_id"] = groups[0].ID
+		}
+		g := NewGroup(ctx, by, opts)
+		groups = append(groups, g)
+		switch {
+		case i >= 14 && i < 19:
+			add("ownedByU", g.ID)
+			add("uMaintains", g.ID)
+		default:
+			add("administrators", g.ID)
+		}
+		if i%3 == 0 {
+			add("public", g.ID)
+		}
+		if i >= 10 && i < 20 {
+			add("searched", g.ID)
+		}
+	}
+	sets["subgroups"] = idsOf(groups[19].ID)
+	sets["skipped"] = idsOf(groups[5].ID, groups[6].ID)
+	sets["custom"] = idsOf(groups[1].ID)
+	AddGroupMember(ctx, groups[2], u, DeveloperLevel)
+	AddGroupMember(ctx, groups[3], u, DeveloperLevel)
+	AddGroupMember(ctx, groups[4], u, MaintainerLevel)
+	add("uMaintains", groups[4].ID)
+	Expect(api.Put(ctx, fmt.Sprintf("/groups/%d/custom_attributes/team", groups[1].ID), Body(map[string]any{"value": prefix}))).To(HaveStatus(http.StatusOK))
+	withProject := NewGroup(ctx, api)
+	NewProject(ctx, api, ProjectOpts{"namespace_id": withProject.ID})
+	return map[string]*listWorld{
+		"groups.list": {By: api, As: map[string]*Client{"u": u.Client}, Path: "/groups", Query: values("search", prefix), Items: listItems, Sets: sets,
+			Vals: map[string]string{"search": prefix + "-1", "a": itoa(groups[5].ID), "b": itoa(groups[6].ID), "team": prefix}},
+		"groups.get": {By: api, Path: groupURL(withProject.ID)},
+	}
+}}
+
+// Group projects: a public group G whose Owner is O, with twenty-one
+// projects made by O to stand out for one filter each (visibilities in turn,
+// archived, a topic, issues or merge requests off, starred by U, U a
+// Maintainer or Owner), names out of creation order; two projects in a
+// subgroup and one shared into G. U is a Developer of G.
+var groupProjectsWorld = &worldBuilder{Name: "group projects", Build: func(ctx SpecContext) map[string]*listWorld {
+	prefix := Unique("gpj")
+	owner, u := NewUser(ctx), NewUser(ctx)
+	g := NewGroup(ctx, owner.Client, GroupOpts{"visibility": "public"})
+	AddGroupMember(ctx, g, u, DeveloperLevel)
+	topic := prefix + "-topic"
+	visibility := []string{"public", "internal", "private"}
+	sets := map[string][]string{}
+	add := func(set string, id int) { sets[set] = append(sets[set], itoa(id)) }
+	for i := range listItems {
+		opts := ProjectOpts{"namespace_id": g.ID, "name": nameOf(prefix, i, listItems), "path": fmt.Sprintf("%s-%02d", prefix, i),
+			"visibility": visibility[i%3]}
+		switch i {
+		case 5, 6:
+			opts["issues_enabled"] = false
+		case 8:
+			opts["merge_requests_enabled"] = false
+		}
+		if i%4 == 0 {
+			opts["topics"] = []string{topic}
+		}
+		p := NewProject(ctx, owner.Client, opts)
+		if i == 0 {
+			cleanupTopicNamed(ctx, topic)
+		}
+		id := p.ID
+		switch i {
+		case 3, 7:
+			Expect(owner.Post(ctx, fmt.Sprintf("/projects/%d/archive", id))).To(HaveStatus(http.StatusCreated))
+			add("archived", id)
+		case 1, 2:
+			starAs(ctx, u, p)
+			add("starred", id)
+		case 9, 10:
+			AddProjectMember(ctx, p, u, MaintainerLevel)
+			add("uMaintains", id)
+		case 11, 12:
+			AddProjectMember(ctx, p, u, OwnerLevel)
+			add("uMaintains", id)
+			add("ownedByU", id)
+		}
+		switch i {
+		case 5, 6:
+			add("issuesOff", id)
+		case 8:
+			add("mrsOff", id)
+		}
+		if i%3 == 1 {
+			add("internal", id)
+		}
+		if i%4 == 0 {
+			add("topic", id)
+		}
+		if i >= 10 && i < 20 {
+			add("searched", id)
+		}
+	}
+	sub := NewGroup(ctx, owner.Client, GroupOpts{"parent_id": g.ID, "visibility": "public"})
+	NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": sub.ID, "path": prefix + "-sub-a"})
+	NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": sub.ID, "path": prefix + "-sub-b"})
+	elsewhere := NewGroup(ctx, owner.Client)
+	shared := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": elsewhere.ID, "path": prefix + "-shared"})
+	ShareProject(ctx, shared, g, DeveloperLevel)
+	sets["shared"] = idsOf(shared.ID)
+	return map[string]*listWorld{"groups.projects": {By: u.Client, Path: groupProjectsURL(g.ID), Items: listItems + 1, Sets: sets,
+		Vals: map[string]string{"search": prefix + "-1", "topic": topic}}}
+}}
+
+// Projects: twenty-one projects whose paths share a prefix, seen by a user
+// U: six U owns, ten public ones of the administrator, five the
+// administrator made U a member of; visibilities in turn, a topic on some.
+var projectsWorld = &worldBuilder{Name: "projects", Build: func(ctx SpecContext) map[string]*listWorld {
+	prefix := Unique("prj")
+	u := NewUser(ctx)
+	topic := prefix + "-topic"
+	sets := map[string][]string{}
+	add := func(set string, id int) { sets[set] = append(sets[set], itoa(id)) }
+	for i := range listItems {
+		by, vis := api, "public"
+		switch {
+		case i < 6:
+			by, vis = u.Client, []string{"public", "private"}[i%2]
+		case i >= 16:
+			vis = []string{"private", "internal"}[i%2]
+		}
+		opts := ProjectOpts{"name": nameOf(prefix, i, listItems), "path": fmt.Sprintf("%s-%02d", prefix, i), "visibility": vis}
+		if i%5 == 0 {
+			opts["topics"] = []string{topic}
+		}
+		p := NewProject(ctx, by, opts)
+		if i == 0 {
+			cleanupTopicNamed(ctx, topic)
+		}
+		switch {
+		case i < 6:
+			add("owned", p.ID)
+			add("membership", p.ID)
+		case i >= 16:
+			AddProjectMember(ctx, p, u, ReporterLevel)
+			add("membership", p.ID)
+		}
+		if vis == "public" {
+			add("public", p.ID)
+		}
+		if i%5 == 0 {
+			add("topic", p.ID)
+		}
+		if i >= 10 && i < 20 {
+			add("searched", p.ID)
+		}
+	}
+	return map[string]*listWorld{"projects.list": {By: u.Client, Path: "/projects", Query: values("search", prefix), Items: listItems, Sets: sets,
+		Vals: map[string]string{"search": prefix + "-1", "topic": topic}}}
+}}
+
+var _ = register(map[string]*listFixture{
+	"groups.list": {World: groupsWorld, Pagination: "groups.list.22",
+		Defaults: map[string]defaultRow{
+			"order_by":   {Rule: "groups.list.10", Other: "path"},
+			"sort":       {Rule: "groups.list.10", Other: "desc"},
+			"statistics": {Rule: "groups.list.13"},
+			"owned":      {Rule: "groups.list.6", As: "u"},
+		},
+		Filters: map[string]filterRow{
+			"skip_groups":       {Rule: "groups.list.8", Query: "skip_groups[]={a}&skip_groups[]={b}", Except: "skipped"},
+			"all_available":     {Rule: "groups.list.5", Query: "all_available=false", Want: "administrators"},
+			"search":            {Rule: "groups.list.9", Query: "search={search}", Want: "searched"},
+			"visibility":        {Rule: "groups.list.15", Query: "visibility=public", Want: "public"},
+			"owned":             {Rule: "groups.list.6", Query: "owned=true", As: "u", Want: "ownedByU"},
+			"min_access_level":  {Rule: "groups.list.7", Query: "min_access_level=40", As: "u", Want: "uMaintains"},
+			"top_level_only":    {Rule: "groups.list.17", Query: "top_level_only=true", Except: "subgroups"},
+			"custom_attributes": {Rule: "groups.list.20", Query: "custom_attributes[team]={team}", Want: "custom"},
+		},
+		Others: map[string]string{
+			"with_custom_attributes": "adds custom_attributes rather than filtering (groups.list.16)",
+			"repository_storage":     "paid tier: no provisioning call puts a group on another storage, so every group shares one",
+			"marked_for_deletion_on": "paid tier: no provisioning call marks a group for deletion without deleting it",
+			"pagination":             "keyset pagination (groups.list.21)",
+			"cursor":                 "keyset pagination (groups.list.21)",
+		}},
+	"groups.get": {World: groupsWorld, Defaults: map[string]defaultRow{"with_projects": {Rule: "groups.get.7"}}},
+	"groups.projects": {World: groupProjectsWorld, Pagination: "groups.projects.20",
+		Defaults: map[string]defaultRow{
+			"order_by":                    {Rule: "groups.projects.5", Other: "name"},
+			"sort":                        {Rule: "groups.projects.5", Other: "asc"},
+			"simple":                      {Rule: "groups.projects.9", OtherSchema: "project_simple"},
+			"owned":                       {Rule: "groups.projects.10"},
+			"starred":                     {Rule: "groups.projects.11"},
+			"with_issues_enabled":         {Rule: "groups.projects.13"},
+			"with_merge_requests_enabled": {Rule: "groups.projects.13"},
+			"with_shared":                 {Rule: "groups.projects.14"},
+			"include_subgroups":           {Rule: "groups.projects.15"},
+			"with_security_reports":       {Rule: "groups.projects.18"},
+		},
+		Filters: map[string]filterRow{
+			"archived":                    {Rule: "groups.projects.3", Query: "archived=true", Want: "archived"},
+			"visibility":                  {Rule: "groups.projects.4", Query: "visibility=internal", Want: "internal"},
+			"search":                      {Rule: "groups.projects.8", Query: "search={search}", Want: "searched"},
+			"owned":                       {Rule: "groups.projects.10", Query: "owned=true", Want: "ownedByU"},
+			"starred":                     {Rule: "groups.projects.11", Query: "starred=true", Want: "starred"},
+			"topic":                       {Rule: "groups.projects.12", Query: "topic={topic}", Want: "topic"},
+			"with_issues_enabled":         {Rule: "groups.projects.13", Query: "with_issues_enabled=true", Except: "issuesOff"},
+			"with_merge_requests_enabled": {Rule: "groups.projects.13", Query: "with_merge_requests_enabled=true", Except: "mrsOff"},
+			"min_access_level":            {Rule: "groups.projects.16", Query: "min_access_level=40", Want: "uMaintains"},
+			"with_security_reports": {Rule: "groups.projects.18", Query: "with_security_reports=true",
+				Empty: "no project has security reports: they come from CI report artifacts no provisioning call makes"},
+		},
+		Others: map[string]string{"with_custom_attributes": "adds custom_attributes rather than filtering (groups.projects.17)"}},
+	"projects.list": {World: projectsWorld, Pagination: "projects.list.1",
+		Filters: map[string]filterRow{
+			"topic":      {Rule: "projects.topic.1", Query: "topic={topic}", Want: "topic"},
+			"search":     {Rule: "projects.list.2", Query: "search={search}", Want: "searched"},
+			"visibility": {Rule: "projects.list.3", Query: "visibility=public", Want: "public"},
+			"owned":      {Rule: "projects.list.4", Query: "owned=true", Want: "owned"},
+			"membership": {Rule: "projects.list.5", Query: "membership=true", Want: "membership"},
+		},
+		Others: map[string]string{
+			"order_by": "orders rather than filters; the spec states no default for GET /projects",
+			"sort":     "orders rather than filters; the spec states no default for GET /projects",
+		}},
+})
