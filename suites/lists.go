@@ -56,6 +56,11 @@ type listWorld struct {
 	// write, or a read of a fresh resource); params are the row's parameter,
 	// or nothing.
 	Act func(ctx SpecContext, params map[string]any) *Response
+	// Acts replace Act for the rows of the parameters they are keyed by.
+	Acts map[string]func(ctx SpecContext, params map[string]any) *Response
+	// Skip is why the target cannot have this world (an optional
+	// provisioning route it lacks); its rows are skipped with it.
+	Skip string
 }
 
 // worldBuilder makes the worlds of the endpoints it serves, keyed by endpoint ID.
@@ -75,11 +80,12 @@ type listFixture struct {
 
 // defaultRow checks one parameter's default.
 type defaultRow struct {
-	Rule   string
-	Other  any      // the other value; the negation for booleans when nil
-	As     string   // caller, from the world's As
-	Fields []string // item fields whose values the comparison holds too
-	Base   string   // a raw query replacing the world's base query for this row
+	Rule    string
+	Headers []string // answer headers the comparison holds too (HEAD has no body)
+	Other   any      // the other value; the negation for booleans when nil
+	As      string   // caller, from the world's As
+	Fields  []string // item fields whose values the comparison holds too
+	Base    string   // a raw query replacing the world's base query for this row
 	// OtherSchema is the schema of the answer to the other value when it is
 	// not the endpoint's (simple=true answers the simple project form).
 	OtherSchema string
@@ -133,7 +139,13 @@ func describeWorld(b *worldBuilder, endpoints []*specs.Endpoint) {
 		for _, e := range endpoints {
 			fx := listFixtures[e.ID]
 			Context(e.Method+" "+e.Path, Label("area:"+e.Area, "endpoint:"+e.ID), func() {
-				world := func() *listWorld { return worlds[e.ID] }
+				world := func() *listWorld {
+					w := worlds[e.ID]
+					if w.Skip != "" {
+						Skip(w.Skip)
+					}
+					return w
+				}
 				if fx.Pagination != "" {
 					It("defaults per_page to 20, honours it up to 100, and keeps every other parameter in each Link rel",
 						Label("rule:"+fx.Pagination, "rule:limits.pagination.1", "rule:limits.pagination.2"),
@@ -334,9 +346,12 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // shape is what a default row compares of an answer: the status, then for
 // an array each item's key and field names (and the values of fields), for
 // an object its field names (and fields), otherwise the body.
-func (w *listWorld) shape(r *Response, fields []string) string {
+func (w *listWorld) shape(r *Response, fields, headers []string) string {
 	var out []any
 	out = append(out, r.Status)
+	for _, h := range headers {
+		out = append(out, r.Header.Values(h))
+	}
 	describe := func(e gjson.Result) any {
 		var names []string
 		e.ForEach(func(k, _ gjson.Result) bool { names = append(names, k.String()); return true })
@@ -378,6 +393,9 @@ func checkDefault(ctx SpecContext, e *specs.Endpoint, w *listWorld, p *specs.Par
 		other = !b
 	}
 	send := func(params map[string]any, opts ...Opt) *Response {
+		if act := w.Acts[p.Name]; act != nil {
+			return act(ctx, params)
+		}
 		if w.Act != nil {
 			return w.Act(ctx, params)
 		}
@@ -387,6 +405,12 @@ func checkDefault(ctx SpecContext, e *specs.Endpoint, w *listWorld, p *specs.Par
 		}
 		for k, v := range params {
 			q.Set(k, fmt.Sprint(v))
+		}
+		if e.Method == http.MethodHead {
+			if enc := w.query(q).Encode(); enc != "" {
+				opts = append(opts, RawQ(enc))
+			}
+			return w.caller(row.As).Head(ctx, w.Path, opts...)
 		}
 		return w.get(ctx, w.caller(row.As), q, opts...)
 	}
@@ -402,9 +426,9 @@ func checkDefault(ctx SpecContext, e *specs.Endpoint, w *listWorld, p *specs.Par
 	for _, r := range []*Response{absent, def, changed} {
 		Expect(r.Status).To(BeNumerically("<", 500), "%s", r)
 	}
-	Expect(w.shape(absent, row.Fields)).To(Equal(w.shape(def, row.Fields)),
+	Expect(w.shape(absent, row.Fields, row.Headers)).To(Equal(w.shape(def, row.Fields, row.Headers)),
 		"%s: sending no %s answers as sending %s=%v\nwithout:\n%s\nwith the default:\n%s", e.ID, p.Name, p.Name, p.Default, absent, def)
-	Expect(w.shape(changed, row.Fields)).NotTo(Equal(w.shape(def, row.Fields)),
+	Expect(w.shape(changed, row.Fields, row.Headers)).NotTo(Equal(w.shape(def, row.Fields, row.Headers)),
 		"%s: %s=%v answers otherwise than the default %v in this world\nwith the default:\n%s\nwith %v:\n%s", e.ID, p.Name, other, p.Default, def, other, changed)
 }
 

@@ -671,3 +671,324 @@ var _ = register(map[string]*listFixture{
 			"sort":     "orders rather than filters; the spec states no default for GET /projects",
 		}},
 })
+
+// bodyOf sends params as a JSON body, and nothing when there are none.
+func bodyOf(params map[string]any) []Opt {
+	if len(params) == 0 {
+		return nil
+	}
+	return []Opt{Body(params)}
+}
+
+// merged joins params into a request body.
+func merged(body map[string]any, params map[string]any) map[string]any {
+	for k, v := range params {
+		body[k] = v
+	}
+	return body
+}
+
+// Commits: a repository with twenty commits after its README by two
+// authors, every fourth touching docs/guide.md; a branch side at the tenth;
+// a branch extra from the tenth with two commits of its own made between
+// later ones; ten more branches at the head and eight tags at the fifth.
+var commitsWorld = &worldBuilder{Name: "commits", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewRepoProject(ctx, api)
+	prefix := Unique("cmt")
+	main := p.DefaultBranch
+	sets := map[string][]string{}
+	add := func(set, sha string) { sets[set] = append(sets[set], sha) }
+	readme := p.head(ctx, main)
+	add("side", readme)
+	add("all", readme)
+	var shas []string
+	for i := range listItems - 1 {
+		author := map[string]any{"author_name": "Ada " + prefix, "author_email": "ada@example.com"}
+		if i%2 == 1 {
+			author = map[string]any{"author_name": "Bob " + prefix, "author_email": "bob@example.com"}
+		}
+		actions := []map[string]any{create(fmt.Sprintf("f-%02d.txt", i), fmt.Sprint(i))}
+		if i%4 == 0 {
+			path := "docs/guide.md"
+			action := create(path, fmt.Sprint(i))
+			if i > 0 {
+				action = update(path, fmt.Sprint(i))
+			}
+			actions = append(actions, action)
+		}
+		r := api.Post(ctx, p.Repo("/commits"), Body(merged(map[string]any{"branch": main, "commit_message": fmt.Sprintf("commit %02d", i),
+			"actions": actions}, author)))
+		Expect(r).To(HaveStatus(http.StatusCreated))
+		sha := r.Get("id").String()
+		shas = append(shas, sha)
+		add("all", sha)
+		if i < 10 {
+			add("side", sha)
+		}
+		if i%2 == 0 {
+			add("ada", sha)
+		}
+		if i%4 == 0 {
+			add("guide", sha)
+		}
+		switch i {
+		case 9:
+			p.Branch(ctx, "side", main)
+			p.Branch(ctx, "extra", main)
+		case 12, 15:
+			e := p.Commit(ctx, api, "extra", fmt.Sprintf("extra %02d", i), create(fmt.Sprintf("x-%02d.txt", i), "x"))
+			add("all", e.Get("id").String())
+		}
+	}
+	// Refs containing the fifth commit: main, side, extra, ten branches, eight tags.
+	fifth := shas[4]
+	for i := range 10 {
+		p.Branch(ctx, fmt.Sprintf("rb-%02d", i), main)
+	}
+	sets["tags"] = nil
+	for i := range 8 {
+		name := fmt.Sprintf("tg-%02d", i)
+		Expect(api.Post(ctx, p.Repo("/tags"), Body(map[string]any{"tag_name": name, "ref": fifth}))).To(HaveStatus(http.StatusCreated))
+		sets["tags"] = append(sets["tags"], name)
+	}
+	// Writes go to a second repository, so that the read rows of the first
+	// see the same world whatever order the rows run in: a commit of
+	// twenty-one files commented twenty-one times, a commit on a branch to
+	// cherry-pick, one on the default branch to revert.
+	q := NewRepoProject(ctx, api)
+	var many []map[string]any
+	for i := range listItems {
+		many = append(many, create(fmt.Sprintf("many/m-%02d.txt", i), fmt.Sprintf("line %d\n", i)))
+	}
+	wide := q.Commit(ctx, api, q.DefaultBranch, "many files", many...).Get("id").String()
+	for i := range listItems {
+		Expect(api.Post(ctx, q.Repo("/commits/"+wide+"/comments"), Body(map[string]any{"note": fmt.Sprintf("%s note %02d", prefix, i)}))).
+			To(HaveStatus(http.StatusCreated))
+	}
+	q.Branch(ctx, "source", q.DefaultBranch)
+	picked := q.Commit(ctx, api, "source", "to pick", create("picked.txt", "picked")).Get("id").String()
+	reverted := q.Commit(ctx, api, q.DefaultBranch, "to revert", create("reverted.txt", "reverted")).Get("id").String()
+	picks := 0
+	act := func(kind, sha string) func(ctx SpecContext, params map[string]any) *Response {
+		return func(ctx SpecContext, params map[string]any) *Response {
+			picks++
+			branch := fmt.Sprintf("%s-%02d", kind, picks)
+			q.Branch(ctx, branch, q.DefaultBranch)
+			return api.Post(ctx, q.Repo("/commits/"+sha+"/"+kind), Body(merged(map[string]any{"branch": branch}, params)))
+		}
+	}
+	writes := 0
+	return map[string]*listWorld{
+		"commits.list": {By: api, Path: p.Repo("/commits"), Items: listItems, Sets: sets,
+			Vals: map[string]string{"side": "side", "author": "Ada " + prefix}},
+		"commits.refs":          {By: api, Path: p.Repo("/commits/" + fifth + "/refs"), Key: "name", Items: listItems, Sets: sets},
+		"commits.diff":          {By: api, Path: q.Repo("/commits/" + wide + "/diff"), Key: "new_path", Items: listItems},
+		"commits.comments.list": {By: api, Path: q.Repo("/commits/" + wide + "/comments"), Key: "note", Items: listItems},
+		"commits.get":           {By: api, Path: p.Repo("/commits/" + shas[3])},
+		"commits.sequence":      {By: api, Path: p.Repo("/commits/" + shas[3] + "/sequence")},
+		"commits.cherry-pick":   {By: api, Act: act("cherry_pick", picked)},
+		"commits.revert":        {By: api, Act: act("revert", reverted)},
+		"commits.create": {By: api, Act: func(ctx SpecContext, params map[string]any) *Response {
+			writes++
+			return api.Post(ctx, q.Repo("/commits"), Body(merged(map[string]any{"branch": q.DefaultBranch, "commit_message": fmt.Sprintf("write %02d", writes),
+				"actions": []map[string]any{create(fmt.Sprintf("w-%02d.txt", writes), "w")}}, params)))
+		}, Acts: map[string]func(SpecContext, map[string]any) *Response{
+			// A commit to a branch that exists, started from another one:
+			// only force=true may overwrite it.
+			"force": func(ctx SpecContext, params map[string]any) *Response {
+				writes++
+				branch := fmt.Sprintf("force-%02d", writes)
+				q.Branch(ctx, branch, q.DefaultBranch)
+				return api.Post(ctx, q.Repo("/commits"), Body(merged(map[string]any{"branch": branch, "start_branch": "source",
+					"commit_message": fmt.Sprintf("force %02d", writes), "actions": []map[string]any{create(fmt.Sprintf("w-%02d.txt", writes), "w")}}, params)))
+			},
+		}},
+	}
+}}
+
+var _ = register(map[string]*listFixture{
+	"commits.list": {World: commitsWorld, Pagination: "commits.list.11",
+		Defaults: map[string]defaultRow{"order": {Rule: "commits.list.10", Other: "topo", Base: "all=true"}},
+		Filters: map[string]filterRow{
+			"ref_name": {Rule: "commits.list.2", Query: "ref_name={side}", Want: "side"},
+			"path":     {Rule: "commits.list.4", Query: "path=docs/guide.md", Want: "guide"},
+			"author":   {Rule: "commits.list.5", Query: "author={author}", Want: "ada"},
+			"all":      {Rule: "commits.list.6", Query: "all=true", Want: "all", Widens: true},
+		},
+		Others: map[string]string{
+			"since":        "one run's commits cannot be told apart by date (a fixed clock stands still, git dates have whole seconds); commits.list.3 bounds them around a commit's own date",
+			"until":        "as since",
+			"with_stats":   "adds stats rather than filtering (commits.list.7)",
+			"trailers":     "adds trailers rather than filtering (commits.list.9)",
+			"first_parent": "no provisioning call makes a merge commit, and without one first_parent changes nothing (commits.list.8 checks the first-parent chain)",
+		}},
+	"commits.refs": {World: commitsWorld, Pagination: "commits.refs.2",
+		Defaults: map[string]defaultRow{"type": {Rule: "commits.refs.1", Other: "branch"}},
+		Filters:  map[string]filterRow{"type": {Rule: "commits.refs.1", Query: "type=tag", Want: "tags"}}},
+	"commits.diff": {World: commitsWorld, Pagination: "commits.diff.3",
+		Defaults: map[string]defaultRow{"unidiff": {Rule: "commits.diff.2", Fields: []string{"diff"}}}},
+	"commits.comments.list": {World: commitsWorld, Pagination: "commits.comments.3"},
+	"commits.get":           {World: commitsWorld, Defaults: map[string]defaultRow{"stats": {Rule: "commits.get.4"}}},
+	"commits.sequence": {World: commitsWorld, Others: map[string]string{
+		"first_parent": "no provisioning call makes a merge commit, and without one the count is the same (commits.sequence.1)"}},
+	"commits.cherry-pick": {World: commitsWorld, Defaults: map[string]defaultRow{"dry_run": {Rule: "commits.cherry-pick.4"}}},
+	"commits.revert":      {World: commitsWorld, Defaults: map[string]defaultRow{"dry_run": {Rule: "commits.revert.3"}}},
+	"commits.create": {World: commitsWorld, Defaults: map[string]defaultRow{
+		"stats": {Rule: "commits.create.1"},
+		"force": {Rule: "commits.create.6"},
+	}},
+})
+
+// Files: a large-file pointer whose object the project holds, for lfs; file
+// writes to a second project that a read of the raw file observes, for
+// encoding.
+var filesWorld = &worldBuilder{Name: "repository files", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewRepoProject(ctx, api)
+	out := map[string]*listWorld{}
+	obj := api.Post(ctx, p.Repo("/lfs_objects"), Body(map[string]any{"content": "large " + Unique("content")}), Unchecked())
+	if obj.Status == http.StatusNotFound {
+		skip := "the target has no provisioning route for large-file objects (the reference's POST /projects/:id/repository/lfs_objects)"
+		out["files.raw"], out["files.raw.head"] = &listWorld{Skip: skip}, &listWorld{Skip: skip}
+	} else {
+		Expect(obj).To(HaveStatus(http.StatusCreated))
+		p.Put(ctx, p.DefaultBranch, map[string]string{"big.bin": obj.Get("pointer").String()})
+		out["files.raw"] = &listWorld{By: api, Path: p.File("big.bin", "/raw"), Query: values("ref", p.DefaultBranch)}
+		out["files.raw.head"] = &listWorld{By: api, Path: p.File("big.bin", "/raw"), Query: values("ref", p.DefaultBranch)}
+	}
+	q := NewRepoProject(ctx, api)
+	q.Put(ctx, q.DefaultBranch, map[string]string{"updated.txt": "first\n"})
+	writes := 0
+	write := func(method string) func(ctx SpecContext, params map[string]any) *Response {
+		return func(ctx SpecContext, params map[string]any) *Response {
+			writes++
+			path := fmt.Sprintf("created-%02d.txt", writes)
+			if method == http.MethodPut {
+				path = "updated.txt"
+			}
+			// The Base64 of "hello <n>": text stores it as sent, base64 decodes it.
+			content := b64(fmt.Sprintf("hello %02d", writes))
+			r := api.Do(ctx, method, q.File(path, ""), Body(merged(map[string]any{"branch": q.DefaultBranch,
+				"commit_message": fmt.Sprintf("write %02d", writes), "content": content}, params)))
+			Expect(r).To(HaveStatus(http.StatusCreated, http.StatusOK))
+			raw := api.Get(ctx, q.File(path, "/raw"), Q("ref", q.DefaultBranch))
+			Expect(raw).To(HaveStatus(http.StatusOK))
+			// What was stored, as its content relates to what was sent.
+			switch string(raw.Body) {
+			case content:
+				raw.Body = []byte("stored as sent")
+			case fmt.Sprintf("hello %02d", writes):
+				raw.Body = []byte("stored decoded")
+			}
+			return raw
+		}
+	}
+	out["files.create"] = &listWorld{By: api, Act: write(http.MethodPost)}
+	out["files.update"] = &listWorld{By: api, Act: write(http.MethodPut)}
+	return out
+}}
+
+// Settings written to fresh projects and groups: integrations, the registry's
+// access level, access requests approved.
+var settingsWorld = &worldBuilder{Name: "settings", Build: func(ctx SpecContext) map[string]*listWorld {
+	owner := NewUser(ctx)
+	g := NewGroup(ctx, owner.Client, GroupOpts{"visibility": "public"})
+	webhook := "https://hooks.example.com/" + Unique("hook")
+	integration := func(ctx SpecContext, params map[string]any) *Response {
+		p := NewProject(ctx, owner.Client)
+		Expect(owner.Put(ctx, integrationPath(p, "slack"), Body(merged(map[string]any{"webhook": webhook}, params)))).To(HaveStatus(http.StatusOK))
+		return owner.Get(ctx, integrationPath(p, "slack"))
+	}
+	approve := func(kind string) func(ctx SpecContext, params map[string]any) *Response {
+		return func(ctx SpecContext, params map[string]any) *Response {
+			id := g.ID
+			if kind == "projects" {
+				id = NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID, "visibility": "public"}).ID
+			}
+			u := NewUser(ctx)
+			Expect(u.Post(ctx, requestsPath(kind, id))).To(HaveStatus(http.StatusCreated))
+			return owner.Put(ctx, approvePath(kind, id, u.ID), bodyOf(params)...)
+		}
+	}
+	return map[string]*listWorld{
+		"integrations.set": {By: owner.Client, Act: integration},
+		// The default is the level of a project no edit has set it on.
+		"registry.project.edit": {By: owner.Client, Act: func(ctx SpecContext, params map[string]any) *Response {
+			p := NewProject(ctx, owner.Client)
+			if len(params) == 0 {
+				return owner.Get(ctx, fmt.Sprintf("/projects/%d", p.ID))
+			}
+			return owner.Put(ctx, fmt.Sprintf("/projects/%d/", p.ID), Body(params))
+		}},
+		"access_requests.group.approve":   {By: owner.Client, Act: approve("groups")},
+		"access_requests.project.approve": {By: owner.Client, Act: approve("projects")},
+	}
+}}
+
+// Registry: a project with twenty-one repositories, the first with
+// twenty-one tags, in a group of its own.
+var registryListsWorld = &worldBuilder{Name: "container registry", Build: func(ctx SpecContext) map[string]*listWorld {
+	owner := NewUser(ctx)
+	g := NewGroup(ctx, owner.Client)
+	p := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID})
+	w := &registryWorld{Project: p, Owner: owner}
+	image := func(i int) string { return fmt.Sprintf("%s/img-%02d", p.FullPath, i) }
+	for i := range listItems {
+		tags := []string{"v1"}
+		if i == 0 {
+			tags = nil
+			for t := range listItems {
+				tags = append(tags, fmt.Sprintf("t-%02d", t))
+			}
+		}
+		for _, tag := range tags {
+			pushImage(ctx, owner, image(i), tag, registryOld)
+		}
+	}
+	first := w.repoID(ctx, "img-00")
+	return map[string]*listWorld{
+		"registry.repositories.list":       {By: owner.Client, Path: w.reposPath(), Items: listItems},
+		"registry.repositories.group-list": {By: owner.Client, Path: fmt.Sprintf("/groups/%d/registry/repositories", g.ID), Items: listItems},
+		"registry.tags.list":               {By: owner.Client, Path: w.tagsPath(first), Key: "name", Items: listItems},
+		"registry.repositories.get":        {By: owner.Client, Path: fmt.Sprintf("/registry/repositories/%d", first)},
+	}
+}}
+
+var _ = register(map[string]*listFixture{
+	"files.raw":      {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.3"}}, Others: map[string]string{}},
+	"files.raw.head": {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.4", Headers: []string{"Content-Length"}}}},
+	"files.create":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.create.3", Other: "base64"}}},
+	"files.update":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.update.4", Other: "base64"}}},
+	"files.blame": {Others: map[string]string{
+		"ref":          "names the revision rather than filtering (files.blame rules)",
+		"range":        "bounds the lines blamed; files.blame rules check the ranges",
+		"range[start]": "as range",
+		"range[end]":   "as range",
+	}},
+	"integrations.set": {World: settingsWorld,
+		Defaults: map[string]defaultRow{
+			"branches_to_be_notified":        {Rule: "integrations.set.7", Other: "all", Fields: []string{"properties.branches_to_be_notified"}},
+			"labels_to_be_notified_behavior": {Rule: "integrations.set.8", Other: "match_all", Fields: []string{"properties.labels_to_be_notified_behavior"}},
+		},
+		Others: map[string]string{"use_inherited_settings": "no provisioning call sets up a group or instance integration to inherit from, so true changes nothing (integrations.set.11)"}},
+	"registry.project.edit": {World: settingsWorld, Defaults: map[string]defaultRow{
+		"container_registry_access_level": {Rule: "registry.visibility.3", Other: "private", Fields: []string{"container_registry_access_level"}}}},
+	"access_requests.group.approve": {World: settingsWorld, Defaults: map[string]defaultRow{
+		"access_level": {Rule: "access_requests.approve.1", Other: ReporterLevel, Fields: []string{"access_level"}}}},
+	"access_requests.project.approve": {World: settingsWorld, Defaults: map[string]defaultRow{
+		"access_level": {Rule: "access_requests.approve.1", Other: ReporterLevel, Fields: []string{"access_level"}}}},
+	"registry.repositories.list": {World: registryListsWorld, Pagination: "registry.repositories.list.4", Defaults: map[string]defaultRow{
+		"tags":       {Rule: "registry.repositories.list.2"},
+		"tags_count": {Rule: "registry.repositories.list.2"},
+	}},
+	"registry.repositories.group-list": {World: registryListsWorld, Pagination: "registry.repositories.group-list.3"},
+	"registry.tags.list": {World: registryListsWorld, Pagination: "registry.tags.list.1", Others: map[string]string{
+		"pagination": "keyset pagination (registry.tags.list.2)",
+		"order_by":   "keyset pagination (registry.tags.list.2)",
+		"sort":       "keyset pagination (registry.tags.list.2)",
+	}},
+	"registry.repositories.get": {World: registryListsWorld, Defaults: map[string]defaultRow{
+		"tags":       {Rule: "registry.repositories.get.1"},
+		"tags_count": {Rule: "registry.repositories.get.1"},
+		"size":       {Rule: "registry.repositories.get.1"},
+	}},
+})
