@@ -60,6 +60,7 @@ var freshStamps = map[string][]string{
 	"members.group.create":            {"created_at"},
 	"members.project.create":          {"created_at"},
 	"projects.create":                 {"created_at"},
+	"projects.access-tokens.create":   {"created_at"},
 	"repository.tags.create":          {"created_at"},
 	"snippets.create":                 {"created_at", "updated_at"},
 	"snippets.notes_create":           {"created_at", "updated_at"},

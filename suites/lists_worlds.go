@@ -3,8 +3,10 @@ package suites
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -954,7 +956,7 @@ var registryListsWorld = &worldBuilder{Name: "container registry", Build: func(c
 }}
 
 var _ = register(map[string]*listFixture{
-	"files.raw":      {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.3"}}, Others: map[string]string{}},
+	"files.raw":      {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.3"}}},
 	"files.raw.head": {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.4", Headers: []string{"Content-Length"}}}},
 	"files.create":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.create.3", Other: "base64"}}},
 	"files.update":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.update.4", Other: "base64"}}},
@@ -991,4 +993,303 @@ var _ = register(map[string]*listFixture{
 		"tags_count": {Rule: "registry.repositories.get.1"},
 		"size":       {Rule: "registry.repositories.get.1"},
 	}},
+})
+
+// ciJobs is a configuration of n jobs in one stage.
+func ciJobs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "job-%02d:\n  stage: test\n  script: echo %d\n", i, i)
+	}
+	return b.String()
+}
+
+// ciBridges is a configuration of n trigger jobs of the first stage, a job
+// that holds that stage open, and one trigger job of the next stage, which
+// therefore stays created.
+func ciBridges(n int) string {
+	var b strings.Builder
+	b.WriteString("stages: [build, test]\ngate:\n  stage: build\n  script: make\n")
+	for i := range n {
+		fmt.Fprintf(&b, "trigger-%02d:\n  stage: build\n  trigger:\n    include: child.yml\n", i)
+	}
+	b.WriteString("late:\n  stage: test\n  trigger:\n    include: child.yml\n")
+	return b.String()
+}
+
+// Jobs: a pipeline of twenty-one jobs of which a runner finished one with
+// success, failed one (then retried) and runs a third; a pipeline of twenty
+// trigger jobs that succeed at once and one that stays created.
+var jobsWorld = &worldBuilder{Name: "jobs", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciJobs(listItems)})
+	pl := RunPipeline(ctx, api, p)
+	rn := NewProjectRunner(ctx, p.Project)
+	sets := map[string][]string{}
+	done := rn.Take(ctx, "m1")
+	done.Finish(ctx, "success", "")
+	failed := rn.Take(ctx, "m1")
+	failed.Finish(ctx, "failed", "")
+	retry := api.Post(ctx, jobPath(p, failed.ID)+"/retry")
+	Expect(retry).To(HaveStatus(http.StatusCreated))
+	running := rn.Take(ctx, "m1")
+	sets["success"], sets["running"], sets["retried"] = idsOf(done.ID), idsOf(running.ID), idsOf(failed.ID)
+
+	q := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciBridges(listItems - 1), "child.yml": ciChild})
+	bridges := RunPipeline(ctx, api, q)
+	all := api.Get(ctx, pipelineJobsPath(q, bridges, "bridges"), Q("per_page", 100))
+	Expect(all).To(HaveStatus(http.StatusOK))
+	for _, b := range all.JSON().Array() {
+		if b.Get("name").String() == "late" {
+			sets["created"] = idsOf(int(b.Get("id").Int()))
+		}
+	}
+	return map[string]*listWorld{
+		"jobs.list":             {By: api, Path: jobsPath(p), Items: listItems + 1, Sets: sets},
+		"jobs.pipeline_jobs":    {By: api, Path: pipelineJobsPath(p, pl, "jobs"), Items: listItems, Sets: sets},
+		"jobs.pipeline_bridges": {By: api, Path: pipelineJobsPath(q, bridges, "bridges"), Items: listItems, Sets: sets},
+	}
+}}
+
+// Runner jobs: a runner that ran twenty-one jobs from two machines, ten
+// succeeding, six failing, two canceled while running, three still running.
+var runnerJobsListWorld = &worldBuilder{Name: "runner jobs", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciJobs(listItems)})
+	RunPipeline(ctx, api, p)
+	rn := NewProjectRunner(ctx, p.Project)
+	sets := map[string][]string{}
+	for i := range listItems {
+		machine := "m1"
+		if i >= 11 {
+			machine = "m2"
+		}
+		j := rn.Take(ctx, machine)
+		if machine == "m2" {
+			sets["m2"] = append(sets["m2"], itoa(j.ID))
+		}
+		switch {
+		case i < 10:
+			j.Finish(ctx, "success", "")
+		case i < 16:
+			j.Finish(ctx, "failed", "")
+			sets["failed"] = append(sets["failed"], itoa(j.ID))
+		case i < 18:
+			Expect(api.Post(ctx, jobPath(p, j.ID)+"/cancel")).To(HaveStatus(http.StatusCreated))
+		}
+	}
+	return map[string]*listWorld{"runners.jobs": {By: api, Path: runnerPath(rn.ID) + "/jobs", Items: listItems, Sets: sets}}
+}}
+
+// runnerRecord is what the runner world knows of one runner.
+type runnerRecord struct {
+	id             int
+	kind           string // group_type, project_type, instance_type
+	group          string // for group runners: the top group or its subgroup
+	paused, tagged bool   // paused; carries the second tag
+	version        string // the manager version it contacted with, or ""
+}
+
+// Runners: a user U owns a group G with eleven runners, its subgroup S with
+// ten, and a project of S with three; an instance runner. All carry one tag
+// (the base of the lists that also show other specs' runners); some are
+// paused, some carry a second tag, some have contacted from runner version
+// 17 or 16 (online), the rest never.
+var runnersWorld = &worldBuilder{Name: "runners", Build: func(ctx SpecContext) map[string]*listWorld {
+	u := NewUser(ctx)
+	g := NewGroup(ctx, u.Client)
+	sub := NewGroup(ctx, u.Client, GroupOpts{"parent_id": g.ID})
+	p := NewProject(ctx, u.Client, ProjectOpts{"namespace_id": sub.ID})
+	tag, tag2 := Unique("tag"), Unique("tag")
+	var runners []runnerRecord
+	for i := range 11 + 10 + 3 + 1 {
+		rec := runnerRecord{paused: i%7 == 3, tagged: i%5 == 1}
+		tags := []string{tag}
+		if rec.tagged {
+			tags = append(tags, tag2)
+		}
+		extra := map[string]any{"tag_list": tags, "paused": rec.paused, "run_untagged": false}
+		var rn *CIRunner
+		switch {
+		case i < 11:
+			rec.kind, rec.group = "group_type", "top"
+			rn = NewGroupRunner(ctx, u.Client, g, extra)
+		case i < 21:
+			rec.kind, rec.group = "group_type", "sub"
+			rn = NewGroupRunner(ctx, u.Client, sub, extra)
+		case i < 24:
+			rec.kind = "project_type"
+			rn = NewProjectRunner(ctx, p, extra)
+		default:
+			rec.kind = "instance_type"
+			rn = NewInstanceRunner(ctx, extra)
+		}
+		rec.id = rn.ID
+		switch i % 6 {
+		case 2:
+			rec.version = "17.5.1"
+		case 4:
+			rec.version = "16.11.0"
+		}
+		if rec.version != "" {
+			rn.contactAs(ctx, fmt.Sprintf("m-%02d", i), rec.version)
+		}
+		runners = append(runners, rec)
+	}
+	world := func(by *Client, path string, base url.Values, keep func(runnerRecord) bool) *listWorld {
+		sets := map[string][]string{}
+		n := 0
+		for _, rec := range runners {
+			if !keep(rec) {
+				continue
+			}
+			n++
+			id := itoa(rec.id)
+			sets[rec.kind] = append(sets[rec.kind], id)
+			if rec.paused {
+				sets["paused"] = append(sets["paused"], id)
+			}
+			if rec.tagged {
+				sets["tagged"] = append(sets["tagged"], id)
+			}
+			if rec.version != "" {
+				sets["online"] = append(sets["online"], id)
+			}
+			if strings.HasPrefix(rec.version, "16") {
+				sets["v16"] = append(sets["v16"], id)
+			}
+		}
+		return &listWorld{By: by, Path: path, Query: base, Items: n, Sets: sets,
+			Vals: map[string]string{"tag": tag, "tag2": tag2}}
+	}
+	tagged := values("tag_list[]", tag)
+	return map[string]*listWorld{
+		"runners.list": world(u.Client, "/runners", nil, func(r runnerRecord) bool { return r.kind != "instance_type" }),
+		"runners.all":  world(api, "/runners/all", tagged, func(runnerRecord) bool { return true }),
+		"runners.project": world(u.Client, fmt.Sprintf("/projects/%d/runners", p.ID), tagged,
+			func(runnerRecord) bool { return true }),
+		"runners.group": world(u.Client, fmt.Sprintf("/groups/%d/runners", sub.ID), tagged,
+			func(r runnerRecord) bool { return r.kind != "project_type" }),
+	}
+}}
+
+// runnerFilters are the filter rows every runner list shares.
+func runnerFilters(rule func(param string) string, kind string) map[string]filterRow {
+	return map[string]filterRow{
+		"type":           {Rule: rule("type"), Query: "type=" + kind, Want: kind},
+		"status":         {Rule: rule("status"), Query: "status=online", Want: "online"},
+		"paused":         {Rule: rule("paused"), Query: "paused=true", Want: "paused"},
+		"tag_list":       {Rule: rule("tag_list"), Query: "tag_list[]={tag}&tag_list[]={tag2}", Want: "tagged"},
+		"version_prefix": {Rule: rule("version_prefix"), Query: "version_prefix=16", Want: "v16"},
+		"scope":          {Rule: rule("scope"), Query: "scope=paused", Want: "paused"},
+	}
+}
+
+// sharedRunnerRules names the runners.filters rule of each shared filter.
+func sharedRunnerRules(param string) string {
+	return map[string]string{"type": "runners.filters.1", "status": "runners.filters.2", "paused": "runners.filters.3",
+		"tag_list": "runners.filters.4", "version_prefix": "runners.filters.5", "scope": "runners.filters.6"}[param]
+}
+
+var _ = register(map[string]*listFixture{
+	"jobs.list": {World: jobsWorld, Pagination: "jobs.list.5",
+		Filters: map[string]filterRow{"scope": {Rule: "jobs.list.2", Query: "scope=running", Want: "running"}},
+		Others: map[string]string{
+			"pagination": "keyset pagination (jobs.list.4)", "order_by": "keyset pagination (jobs.list.4)",
+			"sort": "keyset pagination (jobs.list.4)", "cursor": "keyset pagination (jobs.list.4)",
+		}},
+	"jobs.pipeline_jobs": {World: jobsWorld, Pagination: "jobs.pipeline_jobs.4",
+		Defaults: map[string]defaultRow{"include_retried": {Rule: "jobs.pipeline_jobs.2"}},
+		Filters:  map[string]filterRow{"scope": {Rule: "jobs.pipeline_jobs.3", Query: "scope=success", Want: "success"}}},
+	"jobs.pipeline_bridges": {World: jobsWorld, Pagination: "jobs.bridges.3",
+		Filters: map[string]filterRow{"scope": {Rule: "jobs.bridges.2", Query: "scope=created", Want: "created"}}},
+	"runners.jobs": {World: runnerJobsListWorld, Pagination: "runners.jobs.5",
+		Defaults: map[string]defaultRow{"sort": {Rule: "runners.jobs.3", Other: "asc", Base: "order_by=id"}},
+		Filters: map[string]filterRow{
+			"status":    {Rule: "runners.jobs.2", Query: "status=failed", Want: "failed"},
+			"system_id": {Rule: "runners.jobs.2", Query: "system_id=m2", Want: "m2"},
+		},
+		Others: map[string]string{"order_by": "names the one order there is, id (runners.jobs.3)"}},
+	"runners.list": {World: runnersWorld, Pagination: "runners.list.2",
+		Filters: runnerFilters(sharedRunnerRules, "group_type")},
+	"runners.all": {World: runnersWorld, Pagination: "runners.all.2",
+		Filters: runnerFilters(sharedRunnerRules, "instance_type")},
+	"runners.project": {World: runnersWorld, Pagination: "runners.project.4",
+		Filters: runnerFilters(func(param string) string {
+			if param == "version_prefix" || param == "scope" {
+				return sharedRunnerRules(param)
+			}
+			return "runners.project.3"
+		}, "project_type")},
+	"runners.group": {World: runnersWorld, Pagination: "runners.group.1",
+		Filters: runnerFilters(func(string) string { return "runners.group.3" }, "instance_type")},
+})
+
+// Direct transfer: a user with twenty imports that fail (their source group
+// does not exist) and one that finishes, each of one entity; an import of
+// twenty failing entities and one that finishes (so the import finishes);
+// the one failure of a failed entity.
+var bulkImportsWorld = &worldBuilder{Name: "direct transfer", Build: func(ctx SpecContext) map[string]*listWorld {
+	w := newBulkWorld(ctx)
+	absent := func() map[string]any {
+		return groupEntity(w, Unique("dst"), map[string]any{"source_full_path": Unique("absent")})
+	}
+	good := func() map[string]any { return groupEntity(w, Unique("dst"), map[string]any{"migrate_projects": false}) }
+	sets := map[string][]string{}
+	var imports []int
+	for i := range listItems {
+		entity := absent()
+		if i == 7 {
+			entity = good()
+		}
+		id := importID(startImport(ctx, w, entity))
+		imports = append(imports, id)
+		if i == 7 {
+			sets["finishedImports"] = idsOf(id)
+		}
+	}
+	var entities []map[string]any
+	for i := range listItems {
+		if i == 4 {
+			entities = append(entities, good())
+		} else {
+			entities = append(entities, absent())
+		}
+	}
+	many := importID(startImport(ctx, w, entities...))
+	// An import whose entities did not all fail finishes.
+	sets["finishedImports"] = append(sets["finishedImports"], itoa(many))
+	for _, id := range append(imports, many) {
+		awaitImport(ctx, w.U.Client, id)
+	}
+	// The entities that finish are those of the source group that exists.
+	finished := itoa(int(onlyEntity(ctx, w.U.Client, imports[7]).Get("id").Int()))
+	r := w.U.Get(ctx, bulkPath(many, "entities"), Q("per_page", 100))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	for _, e := range r.JSON().Array() {
+		if e.Get("source_full_path").String() == w.Source.FullPath {
+			sets["finishedOfMany"] = idsOf(int(e.Get("id").Int()))
+		}
+	}
+	sets["finishedEntities"] = append([]string{finished}, sets["finishedOfMany"]...)
+	failedEntity := onlyEntity(ctx, w.U.Client, imports[0])
+	return map[string]*listWorld{
+		"bulk_imports.list":         {By: w.U.Client, Path: "/bulk_imports", Items: listItems + 1, Sets: sets},
+		"bulk_imports.entities_all": {By: w.U.Client, Path: "/bulk_imports/entities", Items: 2 * listItems, Sets: sets},
+		"bulk_imports.entities":     {By: w.U.Client, Path: bulkPath(many, "entities"), Items: listItems, Sets: sets},
+		"bulk_imports.failures": {By: w.U.Client, Path: bulkPath(imports[0], "entities", itoa(int(failedEntity.Get("id").Int())), "failures"),
+			Key: "exception_message", Items: 1,
+			Few: "the reference records one failure per failed entity and no provisioning call makes more; the default per_page shows in x-per-page"},
+	}
+}}
+
+func bulkFixture(sortRule, statusRule, pagination, finished string) *listFixture {
+	return &listFixture{World: bulkImportsWorld, Pagination: pagination,
+		Defaults: map[string]defaultRow{"sort": {Rule: sortRule, Other: "asc"}},
+		Filters:  map[string]filterRow{"status": {Rule: statusRule, Query: "status=finished", Want: finished}}}
+}
+
+var _ = register(map[string]*listFixture{
+	"bulk_imports.list":         bulkFixture("bulk_imports.list.1", "bulk_imports.list.2", "bulk_imports.list.3", "finishedImports"),
+	"bulk_imports.entities_all": bulkFixture("bulk_imports.entities_all.1", "bulk_imports.entities_all.1", "bulk_imports.entities_all.1", "finishedEntities"),
+	"bulk_imports.entities":     bulkFixture("bulk_imports.entities.1", "bulk_imports.entities.1", "bulk_imports.entities.1", "finishedOfMany"),
+	"bulk_imports.failures":     {World: bulkImportsWorld, Pagination: "bulk_imports.failures.4"},
 })
