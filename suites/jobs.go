@@ -363,6 +363,50 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 	})
 })
 
+// privateJob is a finished job of a private project in a role world, with its log.
+func privateJob(ctx context.Context) (*RoleWorld, *RepoProject, int, string) {
+	GinkgoHelper()
+	rw := NewRoleWorld(ctx, "private")
+	p := NewCIProject(ctx, rw.Owner.Client, map[string]string{".gitlab-ci.yml": ciSingle}, ProjectOpts{"namespace_id": rw.Group.ID})
+	RunPipeline(ctx, api, p)
+	log := "$ echo hello\nhello\n"
+	j := NewProjectRunner(ctx, p.Project).Take(ctx, "s")
+	j.Finish(ctx, "success", log)
+	return rw, p, j.ID, log
+}
+
+// expectJobAccess reads path as every caller of a role world: hidden from
+// outsiders, refused to a Guest, readable from Reporter up.
+func expectJobAccess(ctx context.Context, rw *RoleWorld, path string, readable func(*Response)) {
+	GinkgoHelper()
+	Expect(api.Anonymous().Get(ctx, path)).To(HaveStatus(http.StatusNotFound), "anonymous")
+	Expect(rw.Outsider.Get(ctx, path)).To(HaveStatus(http.StatusNotFound), "a signed-in non-member")
+	Expect(rw.Members[GuestLevel].Get(ctx, path)).To(HaveStatus(http.StatusForbidden), "a Guest")
+	for _, lv := range []int{ReporterLevel, DeveloperLevel, MaintainerLevel, OwnerLevel} {
+		r := rw.Members[lv].Get(ctx, path)
+		Expect(r).To(HaveStatus(http.StatusOK), "level %d", lv)
+		readable(r)
+	}
+}
+
+var _ = Describe("Single job access", Label("area:jobs", "endpoint:jobs.get"), func() {
+	It("hides a private project's job from outsiders and needs Reporter", Label("rule:jobs.access.2"), func(ctx SpecContext) {
+		rw, p, id, _ := privateJob(ctx)
+		expectJobAccess(ctx, rw, jobPath(p, id), func(r *Response) {
+			Expect(r.Get("id").Int()).To(BeEquivalentTo(id))
+		})
+	})
+})
+
+var _ = Describe("Job log access", Label("area:jobs", "endpoint:jobs.trace"), func() {
+	It("hides a private project's job log from outsiders and needs Reporter", Label("rule:jobs.access.3"), func(ctx SpecContext) {
+		rw, p, id, log := privateJob(ctx)
+		expectJobAccess(ctx, rw, jobPath(p, id)+"/trace", func(r *Response) {
+			Expect(string(r.Body)).To(Equal(log))
+		})
+	})
+})
+
 var _ = Describe("GET /projects/:id/jobs/:job_id/trace", Label("area:jobs", "endpoint:jobs.trace"), func() {
 	It("answers the log as plain text", Label("rule:jobs.trace.1"), func(ctx SpecContext) {
 		w := newBasicWorld(ctx, api)
