@@ -26,15 +26,12 @@ type ProjectAccessToken struct {
 // that is a member of the project at access_level (default Maintainer, never
 // above the caller's own role) and answers its token.
 func (s *Server) createProjectAccessToken(c *Ctx) error {
-	in := c.In().Require("name", "scopes")
-	name := in.StringOr("name", "")
-	scopes := in.Strings("scopes")
-	expires := in.Date("expires_at")
-	level, err := c.accessLevel("access_level")
+	in, err := c.tokenInput()
 	if err != nil {
 		return err
 	}
-	if err := in.Err(); err != nil {
+	level, err := c.accessLevel("access_level")
+	if err != nil {
 		return err
 	}
 	var out ProjectAccessToken
@@ -53,16 +50,11 @@ func (s *Server) createProjectAccessToken(c *Ctx) error {
 		if lv > c.projectRole(d, p) {
 			return forbidden()
 		}
-		bot, err := d.CreateProjectBot(p, name, lv, c.Caller.ID)
+		_, t, err := d.CreateProjectAccessToken(p, in.name, in.scopes, in.expires, lv, c.Caller.ID)
 		if err != nil {
 			return err
 		}
-		t, err := d.CreateToken(bot, name, scopes, expires, "")
-		if err != nil {
-			return err
-		}
-		out = ProjectAccessToken{PersonalAccessToken: PersonalAccessToken{ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt),
-			Scopes: t.Scopes, UserID: bot.ID, Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret}, AccessLevel: int(lv)}
+		out = ProjectAccessToken{PersonalAccessToken: personalAccessToken(t), AccessLevel: int(lv)}
 		return nil
 	})
 	if err != nil {

@@ -347,23 +347,37 @@ type PersonalAccessToken struct {
 // createPersonalAccessToken implements the platform's POST
 // /users/:user_id/personal_access_tokens (provisioning).
 func (s *Server) createPersonalAccessToken(c *Ctx) error {
-	in := c.In().Require("name", "scopes")
-	name := in.StringOr("name", "")
-	scopes := in.Strings("scopes")
-	expires := in.Date("expires_at")
-	if err := in.Err(); err != nil {
+	in, err := c.tokenInput()
+	if err != nil {
 		return err
 	}
 	return s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
-		t, err := d.CreateToken(u, name, scopes, expires, "")
+		t, err := d.CreateToken(u, in.name, in.scopes, in.expires, "")
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, PersonalAccessToken{
-			ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt), Scopes: t.Scopes, UserID: u.ID,
-			Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret,
-		})
+		return c.JSON(http.StatusCreated, personalAccessToken(t))
 	})
+}
+
+// tokenInput is what a token's creation takes: name and scopes (required)
+// and an expiry date.
+type tokenInput struct {
+	name    string
+	scopes  []string
+	expires *time.Time
+}
+
+func (c *Ctx) tokenInput() (tokenInput, error) {
+	in := c.In().Require("name", "scopes")
+	t := tokenInput{name: in.StringOr("name", ""), scopes: in.Strings("scopes"), expires: in.Date("expires_at")}
+	return t, in.Err()
+}
+
+// personalAccessToken is a token as its creation answers it, secret included.
+func personalAccessToken(t *store.Token) PersonalAccessToken {
+	return PersonalAccessToken{ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt), Scopes: t.Scopes, UserID: t.UserID,
+		Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret}
 }
 
 // setUserCustomAttribute implements the platform's PUT

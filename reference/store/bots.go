@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // The platform's users that are not people: the internal ghost user that
@@ -33,9 +34,13 @@ func (d *Data) Ghost() *User {
 	return u
 }
 
-// CreateProjectBot creates the bot user of a project access token: a member
-// of p at level, named as the token, with the platform's bot username.
-func (d *Data) CreateProjectBot(p *Project, name string, level Level, by int) (*User, error) {
+// CreateProjectAccessToken creates a project access token: a bot user that
+// is a member of p at level, named as the token, with the platform's bot
+// username, and its token. A token that would be refused creates no bot.
+func (d *Data) CreateProjectAccessToken(p *Project, name string, scopes []string, expires *time.Time, level Level, by int) (*User, *Token, error) {
+	if v := tokenErrors(name, scopes); len(v.Fields) > 0 {
+		return nil, nil, v
+	}
 	seq := d.next("project_bot")
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%d/%d", p.ID, seq)))
 	suffix := hex.EncodeToString(sum[:])[:32]
@@ -43,10 +48,11 @@ func (d *Data) CreateProjectBot(p *Project, name string, level Level, by int) (*
 		Email: fmt.Sprintf("project%d_bot%d@noreply.example.com", p.ID, seq), Type: "project_bot",
 		SkipConfirmation: true, CreatedByID: by})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d.putMember(SourceProject, p.ID, u.ID, level, nil, by)
-	return u, nil
+	t, err := d.CreateToken(u, name, scopes, expires, "")
+	return u, t, err
 }
 
 // SAMLProviderID returns the id of the SAML provider of g's top-level group,

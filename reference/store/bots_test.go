@@ -21,20 +21,28 @@ func TestGhostUserOnDelete(t *testing.T) {
 	}
 }
 
-// A project bot is a member of its project at the token's level, and not a human.
+// A project bot is a member of its project at the token's level, and not a
+// human; a token that would be refused creates no bot.
 func TestProjectBot(t *testing.T) {
 	f := newFixture(t)
-	bot, err := f.d.CreateProjectBot(f.proj, "deploy", 30, f.owner.ID)
+	users := len(f.d.users)
+	if _, _, err := f.d.CreateProjectAccessToken(f.proj, "deploy", []string{"no_such_scope"}, nil, 30, f.owner.ID); err == nil {
+		t.Fatal("an unknown scope was accepted")
+	}
+	if len(f.d.users) != users {
+		t.Fatal("a refused token left a bot behind")
+	}
+	bot, tok, err := f.d.CreateProjectAccessToken(f.proj, "deploy", []string{"read_api"}, nil, 30, f.owner.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bot.Type != "project_bot" || bot.Human() || bot.Name != "deploy" {
-		t.Fatalf("bot %+v", bot)
+	if bot.Type != "project_bot" || bot.Human() || bot.Name != "deploy" || tok.UserID != bot.ID {
+		t.Fatalf("bot %+v, token %+v", bot, tok)
 	}
 	if m := f.d.DirectMember(SourceProject, f.proj.ID, bot.ID); m == nil || m.Access != 30 {
 		t.Fatalf("membership %+v", m)
 	}
-	again, err := f.d.CreateProjectBot(f.proj, "deploy", 30, f.owner.ID)
+	again, _, err := f.d.CreateProjectAccessToken(f.proj, "deploy", []string{"read_api"}, nil, 30, f.owner.ID)
 	if err != nil || again.Username == bot.Username {
 		t.Fatalf("a second bot %+v, %v", again, err)
 	}

@@ -290,19 +290,7 @@ func (d *Data) DeleteUser(u *User) {
 
 // CreateToken issues a personal access token. An empty secret draws a random one.
 func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.Time, secret string) (*Token, error) {
-	v := &ValidationError{Fields: map[string][]string{}}
-	if name == "" {
-		v.Fields["name"] = []string{"can't be blank"}
-	}
-	if len(scopes) == 0 {
-		v.Fields["scopes"] = []string{"can't be blank"}
-	}
-	for _, s := range scopes {
-		if !KnownScope(s) {
-			v.Fields["scopes"] = append(v.Fields["scopes"], "can only contain available scopes")
-			break
-		}
-	}
+	v := tokenErrors(name, scopes)
 	if secret != "" && d.tokens[secret] != nil {
 		v.Fields["token"] = []string{"has already been taken"}
 	}
@@ -316,6 +304,24 @@ func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.
 		Scopes: append([]string(nil), scopes...), CreatedAt: d.Now(), ExpiresAt: expires}
 	d.tokens[secret] = t
 	return t, nil
+}
+
+// tokenErrors validates a token's name and scopes.
+func tokenErrors(name string, scopes []string) *ValidationError {
+	v := &ValidationError{Fields: map[string][]string{}}
+	if name == "" {
+		v.Fields["name"] = []string{"can't be blank"}
+	}
+	if len(scopes) == 0 {
+		v.Fields["scopes"] = []string{"can't be blank"}
+	}
+	for _, s := range scopes {
+		if !KnownScope(s) {
+			v.Fields["scopes"] = append(v.Fields["scopes"], "can only contain available scopes")
+			break
+		}
+	}
+	return v
 }
 
 // KnownScope reports whether s is a token scope the reference knows.
