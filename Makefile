@@ -9,7 +9,7 @@ PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 OUT     ?= out/certify
 
-.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy bench fuzz clean certify certify-reference
+.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy bench fuzz clean certify certify-reference lint-openapi
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -33,9 +33,12 @@ vet: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the platform's Go client against the reference
+unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the platform's Go client and the OCI conformance test against the reference, go-vcr v4 replaying recorded cassettes, kin-openapi validating the OpenAPI export
 	$(GO) test -count=1 $(PKGS)
 	cd reference/clients/go && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd reference/registry/conformance && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd proxy/vcr4test && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd specs/openapitest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out
@@ -66,9 +69,17 @@ suites-proxy: ## the suites through the proxy: record a cassette, replay it with
 	$(GO) run ./cmd/v4cert validate --summary $(PROXY_OUT)/validate-summary.json $(PROXY_OUT)/suites.yaml > $(PROXY_OUT)/validate.txt || { grep -v ' warning ' $(PROXY_OUT)/validate.txt | tail -40; exit 1; }
 	@grep -m1 'exchanges:' $(PROXY_OUT)/validate.txt
 
-fuzz: ## run each fuzz target for FUZZTIME (default 30s)
+fuzz: ## run each fuzz target for FUZZTIME (default 30s): parameters, endpoints, the proxy's compiled schema checks against the library, redaction
 	@for t in $$($(GO) test -list 'Fuzz.*' ./reference/params | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} ./reference/params || exit 1; done
 	@for t in $$($(GO) test -list 'Fuzz.*' ./reference/api | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} ./reference/api || exit 1; done
+	@# The proxy's seeds are whole answers: minimizing each new input for the default minute would take the run.
+	@for t in $$($(GO) test -list 'Fuzz.*' ./proxy | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 3s ./proxy || exit 1; done
+
+lint-openapi: ## lint `v4cert spec --openapi` with Redocly CLI (needs npm; installs it in a temporary directory)
+	@mkdir -p out
+	$(GO) run ./cmd/v4cert spec --openapi > out/openapi.json
+	@dir=$$(mktemp -d) && cd $$dir && npm install --silent --no-audit --no-fund @redocly/cli >/dev/null && \
+		npx --no-install redocly lint --config $(abspath specs/openapitest/redocly.yaml) $(abspath out/openapi.json); rc=$$?; rm -rf $$dir; exit $$rc
 
 clean: ## remove build output
 	rm -rf bin out

@@ -22,14 +22,35 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// A cassette is written in go-vcr v2's format (github.com/dnaeon/go-vcr/v2
-// v2.1.0: version 1, a list of interactions), so cassette.Load and go-vcr's
-// recorder read it in a user's own tests. Unlike go-vcr, which holds every
-// interaction in memory until Stop, the proxy streams: the header once, then
-// each interaction appended as it completes. interactions is the last key of
-// the document, so the file is a valid cassette after every interaction.
+// A cassette is written in one of go-vcr's two formats, so cassette.Load and
+// go-vcr's recorder read it in a user's own tests:
+//
+//   - format 1, go-vcr v2's (github.com/dnaeon/go-vcr/v2 v2.1.0): version 1,
+//     interactions of request {body, form, headers, url, method} and response
+//     {body, headers, status, code, duration};
+//   - format 2, go-vcr v3's and v4's (gopkg.in/dnaeon/go-vcr.v4), which refuse
+//     version 1: version 2, and each interaction also carries its id, the
+//     protocol, content_length and host its default matcher compares.
+//
+// Unlike go-vcr, which holds every interaction in memory until Stop, the
+// proxy streams: the header once, then each interaction appended as it
+// completes. interactions is the last key of the document, so the file is a
+// valid cassette after every interaction.
 
-const cassetteHeader = "---\nversion: 1\ninteractions:\n"
+// The cassette formats (the version key of the file).
+const (
+	Format1 = 1 // go-vcr v2
+	Format2 = 2 // go-vcr v3 and v4
+)
+
+func cassetteHeader(format int) string {
+	return "---\nversion: " + strconv.Itoa(format) + "\ninteractions:\n"
+}
+
+// ErrNotCassette is returned for a file that is not a cassette of a format
+// this proxy reads: empty, another YAML or JSON document, an unknown version,
+// or an interaction without a request.
+var ErrNotCassette = errors.New("not a go-vcr cassette")
 
 // ExistingPolicy says what record does with a cassette that already exists.
 type ExistingPolicy int
@@ -50,16 +71,32 @@ type cassetteWriter struct {
 	f      *os.File
 	w      *bufio.Writer
 	n      int
+	format int
+	nextID int    // format 2: the id of the next interaction
 	indent string // of the list items, when appending to a cassette indented otherwise
 }
 
-func openCassette(path string, policy ExistingPolicy) (*cassetteWriter, error) {
+// openCassette opens the cassette record writes. format is Format1 or
+// Format2, or 0 for the default (format 1, or the existing file's format
+// when appending); appending in another format than the file's is refused,
+// since one file holds one format.
+func openCassette(path string, policy ExistingPolicy, format int) (*cassetteWriter, error) {
+	if format != 0 && format != Format1 && format != Format2 {
+		return nil, fmt.Errorf("cassette format %d (want %d, go-vcr v2's, or %d, go-vcr v3's and v4's)", format, Format1, Format2)
+	}
 	_, err := os.Stat(path)
 	exists := err == nil
 	switch {
 	case exists && policy == Refuse:
 		return nil, fmt.Errorf("%w: %s (choose --append to add to it or --overwrite to replace it)", ErrCassetteExists, path)
 	case exists && policy == Append:
+		old, err := LoadCassette(path)
+		if err != nil {
+			return nil, fmt.Errorf("refusing to append: %w", err)
+		}
+		if format != 0 && format != old.Version {
+			return nil, fmt.Errorf("%s is a format %d cassette; refusing to append in format %d", path, old.Version, format)
+		}
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			return nil, err
@@ -69,14 +106,17 @@ func openCassette(path string, policy ExistingPolicy) (*cassetteWriter, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), indent: indent}, nil
+		return &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), indent: indent, format: old.Version, nextID: len(old.Interactions)}, nil
+	}
+	if format == 0 {
+		format = Format1
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	c := &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10)}
-	if _, err := c.w.WriteString(cassetteHeader); err != nil {
+	c := &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), format: format}
+	if _, err := c.w.WriteString(cassetteHeader(format)); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -84,16 +124,14 @@ func openCassette(path string, policy ExistingPolicy) (*cassetteWriter, error) {
 }
 
 // prepareAppend positions f at the end of its interaction list, accepting
-// cassettes this proxy wrote and those go-vcr v2 saved (which end with the
+// cassettes this proxy wrote and those go-vcr saved (which end with the
 // interactions key too, or "interactions: []" when empty, and indent the
 // list by four spaces), and returns the indentation new items must take.
+// The caller has loaded the file already, so its version is known good.
 func prepareAppend(f *os.File) (string, error) {
 	head := make([]byte, 64<<10)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	if !bytes.HasPrefix(bytes.TrimPrefix(head, []byte("---\n")), []byte("version: 1\n")) {
-		return "", errors.New("not a go-vcr v2 cassette (no version: 1 header); refusing to append")
-	}
 	indent := ""
 	if m := listIndent.FindSubmatch(head); m != nil {
 		indent = string(m[1])
@@ -129,7 +167,11 @@ var listIndent = regexp.MustCompile(`(?m)^interactions:\n( *)- `)
 func (c *cassetteWriter) write(in *cassette.Interaction) error {
 	b := getBuf()
 	defer putBuf(b)
-	writeInteraction(b, in)
+	c.mu.Lock()
+	id := c.nextID
+	c.nextID++
+	c.mu.Unlock()
+	writeInteraction(b, in, c.format, id)
 	out := b.Bytes()
 	if c.indent != "" {
 		// Every scalar is on one line, so indenting each line keeps the item intact.
@@ -163,11 +205,27 @@ func (c *cassetteWriter) close() error {
 }
 
 // writeInteraction emits one list item in the layout yaml.v3 reads into
-// cassette.Interaction. Strings are double-quoted with escapes so any text
-// survives; bodies that are not UTF-8 go as !!binary, which yaml.v3 decodes
-// back to the same bytes.
-func writeInteraction(b *bytes.Buffer, in *cassette.Interaction) {
-	b.WriteString("- request:\n    body: ")
+// cassette.Interaction (format 1), or go-vcr v4's YAML reads into its own
+// (format 2, with id as the item's number). Strings are double-quoted with
+// escapes so any text survives; bodies that are not UTF-8 go as !!binary,
+// which both YAML libraries decode back to the same bytes.
+//
+// Format 2's protocol fields are HTTP/1.1 on both sides because the proxy
+// speaks nothing else: its listener serves HTTP/1.1 and its transport never
+// attempts HTTP/2. content_length is the recorded body's, so a replayed
+// answer is consistent with its body after redaction.
+func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int) {
+	if format == Format2 {
+		b.WriteString("- id: ")
+		b.WriteString(strconv.Itoa(id))
+		b.WriteString("\n  request:\n    proto: HTTP/1.1\n    proto_major: 1\n    proto_minor: 1\n    content_length: ")
+		b.WriteString(strconv.Itoa(len(in.Request.Body)))
+		b.WriteString("\n    host: ")
+		writeQuoted(b, hostOf(in.Request.URL))
+		b.WriteString("\n    body: ")
+	} else {
+		b.WriteString("- request:\n    body: ")
+	}
 	writeBody(b, in.Request.Body)
 	b.WriteString("\n    form:")
 	writeValues(b, in.Request.Form)
@@ -177,7 +235,13 @@ func writeInteraction(b *bytes.Buffer, in *cassette.Interaction) {
 	writeQuoted(b, in.Request.URL)
 	b.WriteString("\n    method: ")
 	writeQuoted(b, in.Request.Method)
-	b.WriteString("\n  response:\n    body: ")
+	if format == Format2 {
+		b.WriteString("\n  response:\n    proto: HTTP/1.1\n    proto_major: 1\n    proto_minor: 1\n    content_length: ")
+		b.WriteString(strconv.Itoa(len(in.Response.Body)))
+		b.WriteString("\n    body: ")
+	} else {
+		b.WriteString("\n  response:\n    body: ")
+	}
 	writeBody(b, in.Response.Body)
 	b.WriteString("\n    headers:")
 	writeValues(b, in.Response.Headers)
@@ -188,6 +252,15 @@ func writeInteraction(b *bytes.Buffer, in *cassette.Interaction) {
 	b.WriteString("\n    duration: ")
 	b.WriteString(in.Response.Duration.String())
 	b.WriteString("\n")
+}
+
+// hostOf is the host[:port] a recorded URL addresses, as http.NewRequest
+// puts it in Request.Host.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 func writeValues[M ~map[string][]string](b *bytes.Buffer, m M) {
@@ -315,13 +388,14 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 		}
 		reqHeader[k] = vs
 	}
-	var form url.Values
-	if mt := mediaType(reqCT); mt == "application/x-www-form-urlencoded" {
-		form, _ = url.ParseQuery(string(reqBody))
+	if len(respBody) != len(ex.Body) && respHeader.Get("Content-Length") != "" {
+		// Redaction changed the body's length: keep the recorded answer
+		// consistent with itself, as a replaying client reads it.
+		respHeader.Set("Content-Length", strconv.Itoa(len(respBody)))
 	}
 	return &cassette.Interaction{
 		Request: cassette.Request{
-			Body: string(reqBody), Form: form, Headers: reqHeader, URL: u, Method: ex.Method,
+			Body: string(reqBody), Form: formOf(ex.Method, u, reqCT, reqBody), Headers: reqHeader, URL: u, Method: ex.Method,
 		},
 		Response: cassette.Response{
 			Body: string(respBody), Headers: respHeader, Status: statusText(ex.Status), Code: ex.Status,
@@ -333,9 +407,7 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 // RedactURLCollect is RedactURL that also reports the hidden values.
 func RedactURLCollect(raw string, found *[]string) string {
 	s := raw
-	for _, m := range credentialURL.FindAllStringSubmatch(s, -1) {
-		*found = append(*found, m[2])
-	}
+	secretsIn(s, found)
 	s = redactCredentialsIn(s)
 	q := strings.IndexByte(s, '?')
 	if q < 0 {
@@ -356,16 +428,63 @@ func mediaType(ct string) string {
 	return strings.ToLower(strings.TrimSpace(mt))
 }
 
-// LoadCassette reads a cassette the way go-vcr's cassette.Load does, from
-// any file name (go-vcr itself insists on a .yaml suffix it adds).
+// formOf is what go-vcr's recorder stores as a request's form: the values
+// http.Request.ParseForm finds, the form body's first and then the query's,
+// here of the redacted URL and body.
+func formOf(method, rawURL, contentType string, body []byte) url.Values {
+	var form url.Values
+	if mediaType(contentType) == "application/x-www-form-urlencoded" && (method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch) {
+		form, _ = url.ParseQuery(string(body))
+	}
+	if _, query, ok := strings.Cut(rawURL, "?"); ok {
+		query, _, _ = strings.Cut(query, "#")
+		q, _ := url.ParseQuery(query)
+		if form == nil {
+			form = q
+		} else {
+			for k, vs := range q {
+				form[k] = append(form[k], vs...)
+			}
+		}
+	}
+	if len(form) == 0 {
+		return nil
+	}
+	return form
+}
+
+// LoadCassette reads a cassette of either format from any file name (go-vcr
+// itself insists on a .yaml suffix it adds). A file that is not a cassette —
+// empty, another document, an unknown version, an interaction without a
+// request method or URL — is refused with ErrNotCassette, so nothing reads
+// it as an empty recording.
 func LoadCassette(path string) (*cassette.Cassette, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: %w: the file is empty", path, ErrNotCassette)
+	}
 	c := cassette.New(strings.TrimSuffix(path, ".yaml"))
+	c.Version = 0
 	if err := yaml.Unmarshal(data, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotCassette, err)
+	}
+	switch c.Version {
+	case Format1, Format2:
+	case 0:
+		return nil, fmt.Errorf("%s: %w: no version key (go-vcr cassettes start with version: 1 or version: 2)", path, ErrNotCassette)
+	default:
+		return nil, fmt.Errorf("%s: %w: unknown version %d (this proxy reads versions 1 and 2)", path, ErrNotCassette, c.Version)
+	}
+	for i, in := range c.Interactions {
+		if in == nil || in.Request.Method == "" || in.Request.URL == "" {
+			return nil, fmt.Errorf("%s: %w: interaction %d has no request method and URL", path, ErrNotCassette, i)
+		}
+		if _, err := url.Parse(in.Request.URL); err != nil {
+			return nil, fmt.Errorf("%s: %w: interaction %d: %v", path, ErrNotCassette, i, err)
+		}
 	}
 	return c, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"v4cert/reference"
 	"v4cert/schemas"
+	"v4cert/specs"
 )
 
 // sample is a body and the schema it should match.
@@ -28,7 +29,7 @@ type sample struct {
 // corpus collects real bodies: from a recorded cassette when V4CERT_CORPUS
 // names one (make test passes the suites' own recording), else from a small
 // reference world built here.
-func corpus(t *testing.T) []sample {
+func corpus(t testing.TB) []sample {
 	t.Helper()
 	c := NewChecker(nil)
 	var exs []*Exchange
@@ -51,17 +52,14 @@ func corpus(t *testing.T) []sample {
 			continue
 		}
 		e := c.Match(ex.Method, ex.Path)
-		switch {
-		case ex.Status >= 400:
-			out = append(out, sample{"error", false, ex.Body})
-		case e != nil && e.Schema != "" && ex.Status == e.Status:
-			out = append(out, sample{variant(e.Schema, ex.RawQuery), e.Array, ex.Body})
+		if rule := specs.ExpectBody(e, ex.Method, ex.Path, ex.RawQuery, ex.Status); rule.Schema != "" {
+			out = append(out, sample{rule.Schema, rule.Array, ex.Body})
 		}
 	}
 	return out
 }
 
-func referenceExchanges(t *testing.T) []*Exchange {
+func referenceExchanges(t testing.TB) []*Exchange {
 	inst, err := reference.New(reference.Config{RootToken: "corpus-root-token", Seed: "demo", FixedClock: true})
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,14 @@ type Options struct {
 	Cassette string
 	// Existing says what record does with a cassette that exists.
 	Existing ExistingPolicy
+	// CassetteFormat is the format record writes: Format1 (go-vcr v2's, the
+	// default) or Format2 (go-vcr v3's and v4's). Appending keeps the
+	// existing file's format. Replay reads both.
+	CassetteFormat int
+	// ReplayRepeat answers a request whose recorded answers are used up with
+	// the last of them again, as go-vcr v4's replayable interactions do;
+	// without it such a request is a miss.
+	ReplayRepeat bool
 	// Violations receives one JSON line per finding; nil writes none.
 	Violations io.Writer
 	// Rulebook defaults to specs.Default().
@@ -164,7 +172,10 @@ func New(opts Options) (*Proxy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("proxy: loading cassette: %w", err)
 		}
-		p.replay = newReplayer(c)
+		if len(c.Interactions) == 0 {
+			opts.Log.Printf("%s holds no interactions: every request will miss", opts.Cassette)
+		}
+		p.replay = newReplayer(c, opts.ReplayRepeat)
 	default:
 		return nil, fmt.Errorf("proxy: mode %q (want validate, record or replay)", opts.Mode)
 	}
@@ -172,7 +183,7 @@ func New(opts Options) (*Proxy, error) {
 		if opts.Cassette == "" {
 			return nil, errors.New("proxy: record needs a cassette")
 		}
-		c, err := openCassette(opts.Cassette, opts.Existing)
+		c, err := openCassette(opts.Cassette, opts.Existing, opts.CassetteFormat)
 		if err != nil {
 			return nil, fmt.Errorf("proxy: %w", err)
 		}
@@ -339,6 +350,7 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 	e, miss := p.replay.answer(req, pd.ex.ReqBody)
 	if miss != nil {
 		p.misses.Add(1)
+		p.opts.Log.Print(miss.line(req))
 		pd.skip = "replay miss"
 		p.finish(pd)
 		return miss.response(req), nil
@@ -568,14 +580,17 @@ func (p *Proxy) report(vs []Violation) {
 				p.writeErr = err
 			}
 		}
+		if p.opts.OnViolation != nil {
+			p.opts.OnViolation(v)
+		}
+		if v.Severity == SeverityInfo {
+			continue // the server's deprecations: in the violations file and the summary, not in verdicts
+		}
 		if len(p.kept) < p.opts.MaxKept {
 			p.kept = append(p.kept, v)
 		}
 		if len(p.fresh) < p.opts.MaxKept {
 			p.fresh = append(p.fresh, v)
-		}
-		if p.opts.OnViolation != nil {
-			p.opts.OnViolation(v)
 		}
 	}
 	if p.vout != nil && len(p.checkQ) == 0 {
@@ -626,7 +641,8 @@ func (p *Proxy) Flush() {
 }
 
 // Drain waits for the exchanges completed so far and returns the findings
-// made since the previous Drain.
+// made since the previous Drain (information aside: it goes to the
+// violations file, OnViolation and the summary only).
 func (p *Proxy) Drain() []Violation {
 	p.Flush()
 	p.vmu.Lock()

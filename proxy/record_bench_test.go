@@ -22,6 +22,6 @@ func BenchmarkRecordInteraction(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		out.Reset()
-		writeInteraction(&out, interactionOf(ex))
+		writeInteraction(&out, interactionOf(ex), Format1, 0)
 	}
 }

@@ -7,78 +7,45 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"v4cert/specs"
 )
 
 // Redacted replaces every secret before a cassette reaches disk and before a
-// replay match key is computed, so scrubbed cassettes still replay.
-const Redacted = "[REDACTED]"
+// replay match key is computed, so scrubbed cassettes still replay. What is
+// secret is the one policy of package specs, which the reports follow too.
+const Redacted = specs.Redacted
 
 var redactedQuery = url.QueryEscape(Redacted)
-
-// secretHeaders carry credentials (Authentication 1 and 2) or sessions.
-var secretHeaders = map[string]bool{
-	"Private-Token": true, "Job-Token": true, "Authorization": true, "Proxy-Authorization": true,
-	"Cookie": true, "Set-Cookie": true, "X-Svc-Captcha-Response": true,
-}
 
 // urlHeaders hold URLs whose query or user information may carry secrets.
 var urlHeaders = map[string]bool{"Link": true, "Location": true, "Content-Location": true, "Referer": true}
 
 // IsSecretName reports whether a parameter, field or header name holds a
-// secret: passwords, tokens (token, *_token: private_token, job_token,
-// runners_token…), keys, secrets and credentials. A bracketed form such as
-// user[password] or token[] is judged by its innermost name.
-func IsSecretName(name string) bool {
-	n := strings.ToLower(strings.TrimSuffix(name, "[]"))
-	if i := strings.LastIndexByte(n, '['); i >= 0 {
-		n = strings.TrimSuffix(n[i+1:], "]")
+// secret (specs.IsSecretName).
+func IsSecretName(name string) bool { return specs.IsSecretName(name) }
+
+// redactCredentialsIn hides what is secret by its look: user information in
+// URLs and prefixed tokens (specs.RedactText).
+func redactCredentialsIn(s string) string { return specs.RedactText(s) }
+
+// secretsIn lists the values redactCredentialsIn hides in s, so they are
+// hidden wherever else they reappear.
+func secretsIn(s string, found *[]string) {
+	if found == nil {
+		return
 	}
-	n = strings.ReplaceAll(n, "-", "_")
-	switch n {
-	case "password", "password_confirmation", "current_password", "new_password", "passphrase",
-		"token", "secret", "credentials", "credential", "authorization", "key", "private_key", "secret_key":
-		return true
-	}
-	for _, suffix := range []string{"_token", "_password", "_secret", "_credentials", "_key"} {
-		if strings.HasSuffix(n, suffix) {
-			return true
+	if strings.Contains(s, "@") {
+		for _, m := range specs.CredentialURL.FindAllStringSubmatch(s, -1) {
+			*found = append(*found, m[2])
 		}
 	}
-	return false
-}
-
-// secretValue reports whether the value of a secret-named field is worth
-// hiding: booleans and empty values say nothing (reset_password=true), and a
-// short plain word under "key" is an identifier (custom attribute keys such
-// as "shirt"), while real keys are long.
-func secretValue(name, v string) bool {
-	if v == "" || v == "true" || v == "false" || v == Redacted {
-		return false
+	if specs.MayHoldTokenText(s) {
+		*found = append(*found, specs.TokenPattern.FindAllString(s, -1)...)
 	}
-	n := strings.ToLower(name)
-	if i := strings.LastIndexByte(n, '['); i >= 0 {
-		n = strings.TrimSuffix(n[i+1:], "]")
-	}
-	if n == "key" && len(v) < 20 && !strings.ContainsAny(v, " \n") {
-		return false
-	}
-	return true
-}
-
-// credentialURL finds user information in URLs (https://user:pass@host, as
-// in push-mirror URLs): scheme://userinfo@. User information made only of
-// asterisks and colons is already masked (the mirror URLs of answers,
-// https://*****:*****@host) and stays, so specs can assert the masking.
-var credentialURL = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#@\s"'<>]*[^/?#@\s"'<>*:][^/?#@\s"'<>]*)@`)
-
-func redactCredentialsIn(s string) string {
-	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
-		return s
-	}
-	return credentialURL.ReplaceAllString(s, "${1}"+Redacted+"@")
 }
 
 // RedactURL hides secret query parameters and user information of a URL,
@@ -115,7 +82,7 @@ func redactQuery(raw string, found *[]string) string {
 		if err != nil {
 			val = v
 		}
-		if IsSecretName(name) && secretValue(name, val) {
+		if specs.IsSecretName(name) && specs.IsSecretValue(name, val) {
 			pairs[i] = k + "=" + redactedQuery
 			changed = true
 			if found != nil {
@@ -143,7 +110,7 @@ func redactHeader(h http.Header, found *[]string) http.Header {
 		cp := make([]string, len(vs))
 		for i, v := range vs {
 			switch {
-			case secretHeaders[ck] || IsSecretName(ck):
+			case specs.IsSecretHeader(ck):
 				cp[i] = Redacted
 				if found != nil && v != "" {
 					*found = append(*found, v)
@@ -207,9 +174,12 @@ func redactBody(body []byte, contentType string, found *[]string) []byte {
 			return out
 		}
 	}
-	if s := string(body); strings.Contains(s, "://") {
-		if r := redactCredentialsIn(s); r != s {
-			return []byte(r)
+	// Other text (a job log, a raw file): what is secret by its look alone.
+	if bytes.Contains(body, []byte("://")) || specs.MayHoldToken(body) {
+		if s := string(body); utf8.ValidString(s) {
+			if r := redactCredentialsIn(s); r != s {
+				return []byte(r)
+			}
 		}
 	}
 	return body
@@ -222,14 +192,15 @@ type edit struct {
 
 var redactedJSON = []byte(`"` + Redacted + `"`)
 
-// secretEndings are how every secret name IsSecretName accepts ends.
-var secretEndings = []string{"token", "password", "secret", "credentials", "credential", "key", "passphrase", "authorization", "confirmation"}
+// secretEndings are how every secret name specs.IsSecretName accepts ends.
+var secretEndings = []string{"token", "password", "secret", "credentials", "credential", "key", "passphrase", "authorization", "confirmation", "otp", "attempt"}
 
 // mayHoldSecret is a cheap first look: most bodies (a page of users) name no
-// secret field and carry no URL credentials, and skip the walk entirely. It
-// looks only at JSON keys (each ends with `":`) and for an @ anywhere.
+// secret field, carry no URL credentials and no prefixed token, and skip the
+// walk entirely. It looks only at JSON keys (each ends with `":`), for an @
+// anywhere and for a token prefix.
 func mayHoldSecret(body []byte) bool {
-	if bytes.IndexByte(body, '@') >= 0 {
+	if bytes.IndexByte(body, '@') >= 0 || specs.MayHoldToken(body) {
 		return true
 	}
 	for pos := 0; ; {
@@ -243,7 +214,11 @@ func mayHoldSecret(body []byte) bool {
 		if q := bytes.LastIndexByte(body[start:end], '"'); q >= 0 {
 			start += q + 1
 		}
-		key := body[start:end]
+		key := bytes.TrimSuffix(body[start:end], []byte("[]"))
+		if k, ok := bytes.CutSuffix(key, []byte("]")); ok {
+			// user[password]: judged by the innermost name, as specs.IsSecretName does.
+			key = k[bytes.LastIndexByte(k, '[')+1:]
+		}
 		for _, e := range secretEndings {
 			if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
 				return true
@@ -363,17 +338,13 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 			return 0, false
 		}
 		s := stringValue(d[i:end], esc)
-		if secret && secretValue(name, s) {
+		if secret && specs.IsSecretValue(name, s) {
 			if found != nil {
 				*found = append(*found, strings.Clone(s))
 			}
 			*edits = append(*edits, edit{i, end, redactedJSON})
 		} else if r := redactCredentialsIn(s); r != s {
-			if found != nil {
-				for _, m := range credentialURL.FindAllStringSubmatch(s, -1) {
-					*found = append(*found, m[2])
-				}
-			}
+			secretsIn(s, found)
 			lit, _ := json.Marshal(r)
 			*edits = append(*edits, edit{i, end, lit})
 		}
@@ -429,10 +400,10 @@ func redactMultipart(body []byte, boundary string, found *[]string) []byte {
 		if err != nil {
 			break
 		}
-		if p.FileName() == "" && IsSecretName(p.FormName()) {
+		if p.FileName() == "" && specs.IsSecretName(p.FormName()) {
 			var buf bytes.Buffer
 			buf.ReadFrom(p)
-			if v := buf.String(); secretValue(p.FormName(), v) {
+			if v := buf.String(); specs.IsSecretValue(p.FormName(), v) {
 				secrets = append(secrets, v)
 			}
 		}

@@ -28,8 +28,10 @@ const (
 // replayer answers requests from a cassette: a request matches on method,
 // escaped path, query (parameters in any order) and body (JSON compared as
 // JSON), with secrets hidden on both sides so credentials never decide a
-// match. Identical requests get their recorded answers in recorded order.
+// match. Identical requests get their recorded answers in recorded order;
+// with repeat, the last of them again once they are used up.
 type replayer struct {
+	repeat  bool
 	mu      sync.Mutex
 	entries []*replayEntry
 	byKey   map[string][]*replayEntry
@@ -46,8 +48,8 @@ type replayEntry struct {
 	body   string   // canonical
 }
 
-func newReplayer(c *cassette.Cassette) *replayer {
-	r := &replayer{byKey: map[string][]*replayEntry{}, used: map[string]int{}}
+func newReplayer(c *cassette.Cassette, repeat bool) *replayer {
+	r := &replayer{repeat: repeat, byKey: map[string][]*replayEntry{}, used: map[string]int{}}
 	for i, in := range c.Interactions {
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
@@ -151,12 +153,15 @@ func (r *replayer) answer(req *http.Request, body []byte) (*replayEntry, *missRe
 		r.used[key] = n + 1
 		return list[n], nil
 	}
+	if r.repeat && len(list) > 0 {
+		return list[len(list)-1], nil
+	}
 	want := &replayEntry{method: req.Method, path: req.URL.EscapedPath(), query: query, body: cbody}
 	miss := &missReport{Replay: "miss", Request: describeEntry(want)}
 	if len(list) > 0 {
 		last := describeEntry(list[len(list)-1])
 		miss.Closest = &last
-		miss.Differences = []string{fmt.Sprintf("the cassette holds %d answer(s) to this request and all were replayed already", len(list))}
+		miss.Differences = []string{fmt.Sprintf("the cassette holds %d answer(s) to this request and all were replayed already (--replay-repeat answers the last one again)", len(list))}
 		return nil, miss
 	}
 	var best *replayEntry
@@ -309,6 +314,25 @@ func (e *replayEntry) response(req *http.Request) *http.Response {
 		Status: status, StatusCode: e.in.Response.Code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req,
 	}
+}
+
+// line is the miss as one line for the proxy's log: the request and the
+// closest recorded one with how they differ.
+func (m *missReport) line(req *http.Request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "replay miss: %s %s", req.Method, RedactURL(req.URL.RequestURI()))
+	if m.Closest != nil {
+		fmt.Fprintf(&b, "; closest recorded")
+		if m.Closest.Index != nil {
+			fmt.Fprintf(&b, " #%d", *m.Closest.Index)
+		}
+		fmt.Fprintf(&b, ": %s %s", m.Closest.Method, m.Closest.Path)
+		if m.Closest.Query != "" {
+			b.WriteString("?" + m.Closest.Query)
+		}
+	}
+	b.WriteString("; " + strings.Join(m.Differences, "; "))
+	return b.String()
 }
 
 func (m *missReport) response(req *http.Request) *http.Response {

@@ -89,3 +89,39 @@ func TestReplay(t *testing.T) {
 		t.Errorf("a third GET /groups must miss (two recorded): %d %s", res.StatusCode, got)
 	}
 }
+
+// TestReplayRepeat: with ReplayRepeat an identical request gets the last
+// recorded answer again once its answers are used up; without it, it misses,
+// and every miss is logged with the closest recorded request.
+func TestReplayRepeat(t *testing.T) {
+	ref := newReference(t, 2)
+	file := filepath.Join(t.TempDir(), "repeat.yaml")
+	p, base := startProxy(t, proxy.Options{Mode: proxy.ModeRecord, Upstream: ref.URL, Cassette: file, CassetteFormat: proxy.Format2})
+	_, want := do(t, "GET", base+"/api/v4/users/2", "", "", "PRIVATE-TOKEN", rootToken)
+	if _, _, err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, repeat := range []bool{false, true} {
+		var log strings.Builder
+		_, base := startProxy(t, proxy.Options{Mode: proxy.ModeReplay, Cassette: file, ReplayRepeat: repeat, Log: newLog(&log)})
+		for i := range 3 {
+			res, got := do(t, "GET", base+"/api/v4/users/2", "", "")
+			switch {
+			case i == 0 || repeat:
+				if res.StatusCode != 200 || got != want {
+					t.Errorf("repeat=%v request %d: %d %s", repeat, i, res.StatusCode, got)
+				}
+			case res.StatusCode != proxy.MissStatus:
+				t.Errorf("repeat=%v request %d: %d, want a miss", repeat, i, res.StatusCode)
+			}
+		}
+		do(t, "GET", base+"/api/v4/users/3", "", "")
+		logged := log.String()
+		if !strings.Contains(logged, "replay miss: GET /api/v4/users/3; closest recorded #0: GET /api/v4/users/2; path: recorded") {
+			t.Errorf("repeat=%v: the miss of /users/3 is not logged with its closest request:\n%s", repeat, logged)
+		}
+		if got := strings.Count(logged, "replay miss: GET /api/v4/users/2;"); repeat && got != 0 || !repeat && got != 2 {
+			t.Errorf("repeat=%v: %d misses of /users/2 logged:\n%s", repeat, got, logged)
+		}
+	}
+}

@@ -2,18 +2,30 @@ package proxy
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
 
 	"v4cert/specs"
 )
 
-// ValidateCassette checks every interaction of a recorded cassette with the
-// checks the proxy applies live; each finding goes to report as it is made.
+// ErrNoExchange is returned for a cassette that records no exchange: there
+// is nothing to judge, and a clean verdict on it would mislead (a recording
+// that caught no traffic, say).
+var ErrNoExchange = errors.New("the cassette records no exchange")
+
+// ValidateCassette checks every interaction of a recorded cassette, of
+// either format, with the checks the proxy applies live; each finding goes
+// to report as it is made. A file that is not a cassette is ErrNotCassette,
+// one without interactions ErrNoExchange.
 func ValidateCassette(path string, book *specs.Rulebook, report func(Violation)) (Summary, error) {
 	c, err := LoadCassette(path)
 	if err != nil {
 		return Summary{}, err
+	}
+	if len(c.Interactions) == 0 {
+		return Summary{}, fmt.Errorf("%s: %w", path, ErrNoExchange)
 	}
 	if book == nil {
 		book = specs.Default()

@@ -3,22 +3,32 @@
 // secrets redacted, and replays them with no server.
 package proxy
 
-// Severity of a finding: errors break the spec, warnings (deprecated fields,
-// unknown endpoints) are worth knowing.
+// Severity of a finding, by whose doing it is: errors are the target's
+// breaking the spec; warnings are the client's (a deprecated endpoint,
+// parameter or value in a request; an endpoint the rulebook does not know);
+// information is the server's use of something the spec deprecates (a
+// deprecated field in an answer, which the spec's own answers carry);
+// harness findings are v4cert's own defects, never the target's.
 type Severity string
 
 // The severities a Violation may carry.
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+	SeverityHarness Severity = "harness"
 )
+
+// Fails reports whether the finding fails a run: an error of the target's,
+// or a harness error (a verdict v4cert cannot stand behind).
+func (v Violation) Fails() bool { return v.Severity == SeverityError || v.Severity == SeverityHarness }
 
 // Violation is one finding about one exchange, written as one JSON line.
 // The reports package reads these lines; the field names are part of the
 // documented violations format.
 type Violation struct {
 	Index    int      `json:"index"`              // the exchange's position in the traffic, from 0
-	Severity Severity `json:"severity"`           // error or warning
+	Severity Severity `json:"severity"`           // error, warning, info or harness
 	Endpoint string   `json:"endpoint,omitempty"` // rulebook endpoint ID, empty when none matched
 	Rule     string   `json:"rule,omitempty"`     // rulebook rule ID, when one rule is broken
 	Schema   string   `json:"schema,omitempty"`   // schema name and path, for body findings
@@ -38,6 +48,8 @@ type Summary struct {
 	Exchanges  int      `json:"exchanges"`
 	Errors     int      `json:"errors"`
 	Warnings   int      `json:"warnings"`
+	Info       int      `json:"info,omitempty"`
+	Harness    int      `json:"harness_errors,omitempty"`
 	Unknown    int      `json:"unknown_endpoints"`
 	Coverage   Coverage `json:"coverage"`
 	Endpoints  int      `json:"endpoints_in_rulebook"`

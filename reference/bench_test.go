@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -169,4 +171,143 @@ func loopback(b *testing.B, h http.Handler, path string) {
 	if f := failures.Load(); f > 0 {
 		b.Fatalf("%d requests failed", f)
 	}
+}
+
+// BenchmarkSlowReaders measures what a few slow clients cost everyone else:
+// 60 connections read single users and write custom attributes for two
+// seconds, once alone (baseline) and once beside 4 clients that fetch
+// 100-user administrator pages over a link of about 400 KB/s (a second
+// listener of the same server whose connections write 4 KiB every 10 ms).
+// A handler that writes its answer while it holds the store's lock lets a
+// slow reader stall every writer, and the readers queued behind the writer;
+// the ratio of the two req/s figures is what to read. Run with
+// -benchtime=1x: each sub-benchmark is one fixed-length run.
+func BenchmarkSlowReaders(b *testing.B) {
+	inst := world(b, 2000)
+	srv := &http.Server{Handler: inst.Server}
+	defer srv.Close()
+	listen := func(slow bool) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if slow {
+			ln = slowListener{ln}
+		}
+		go srv.Serve(ln)
+		return "http://" + ln.Addr().String()
+	}
+	fastBase, slowBase := listen(false), listen(true)
+	for _, slow := range []int{0, 4} {
+		b.Run(fmt.Sprintf("slow=%d", slow), func(b *testing.B) {
+			fast, writes, maxWrite := slowReadersRun(b, fastBase, slowBase, 60, slow, 2*time.Second)
+			b.ReportMetric(fast, "req/s")
+			b.ReportMetric(writes, "writes/s")
+			b.ReportMetric(float64(maxWrite.Milliseconds()), "max-write-ms")
+		})
+	}
+}
+
+// slowListener's connections send at most 4 KiB every 10 ms: a slow link.
+type slowListener struct{ net.Listener }
+
+func (l slowListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return slowConn{c}, err
+}
+
+type slowConn struct{ net.Conn }
+
+func (c slowConn) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		chunk := min(len(p), 4096)
+		m, err := c.Conn.Write(p[:chunk])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[chunk:]
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n, nil
+}
+
+func slowReadersRun(b *testing.B, fastBase, slowBase string, fastConns, slowConns int, d time.Duration) (reqs, writes float64, maxWrite time.Duration) {
+	stop := make(chan struct{})
+	var done, wrote, failures atomic.Int64
+	var maxNanos atomic.Int64
+	var wg sync.WaitGroup
+	fastClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: fastConns, MaxConnsPerHost: fastConns}, Timeout: 30 * time.Second}
+	for i := 0; i < slowConns; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := &http.Client{Transport: &http.Transport{}, Timeout: 60 * time.Second}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				req, _ := http.NewRequest(http.MethodGet, slowBase+"/api/v4/users?per_page=100&page=2", nil)
+				req.Header.Set("PRIVATE-TOKEN", benchToken)
+				if res, err := cl.Do(req); err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	for i := 0; i < fastConns; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				user := 2 + (i*31+n)%2000
+				var req *http.Request
+				write := n%5 == 4
+				if write {
+					req, _ = http.NewRequest(http.MethodPut, fmt.Sprintf("%s/api/v4/users/%d/custom_attributes/bench", fastBase, user), strings.NewReader(`{"value":"v"}`))
+					req.Header.Set("Content-Type", "application/json")
+				} else {
+					req, _ = http.NewRequest(http.MethodGet, fmt.Sprintf("%s/api/v4/users/%d", fastBase, user), nil)
+				}
+				req.Header.Set("PRIVATE-TOKEN", benchToken)
+				t0 := time.Now()
+				res, err := fastClient.Do(req)
+				if err != nil {
+					failures.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					failures.Add(1)
+					continue
+				}
+				done.Add(1)
+				if write {
+					wrote.Add(1)
+					el := int64(time.Since(t0))
+					for m := maxNanos.Load(); el > m && !maxNanos.CompareAndSwap(m, el); m = maxNanos.Load() {
+					}
+				}
+			}
+		}(i)
+	}
+	time.Sleep(d)
+	close(stop)
+	elapsed := time.Since(start)
+	wg.Wait()
+	if f := failures.Load(); f > 0 {
+		b.Errorf("%d fast requests failed", f)
+	}
+	return float64(done.Load()) / elapsed.Seconds(), float64(wrote.Load()) / elapsed.Seconds(), time.Duration(maxNanos.Load())
 }

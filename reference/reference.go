@@ -3,12 +3,14 @@
 package reference
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
 	"time"
 
 	"v4cert/reference/api"
+	"v4cert/reference/registry"
 	"v4cert/reference/store"
 )
 
@@ -22,6 +24,9 @@ type Config struct {
 	ExternalURL   string
 	ImportFromAny bool // direct-transfer sources beyond loopback
 	Log           *log.Logger
+	// RegistryDir keeps the registry host's content on disk; empty keeps it
+	// in memory (registry wiring).
+	RegistryDir string
 }
 
 // Account is a user of the seeded world and its token.
@@ -36,6 +41,8 @@ type Instance struct {
 	Server   *api.Server
 	Root     Account
 	Accounts []Account
+	// Registry is the registry host the server mounts (Reset empties it).
+	Registry *registry.Registry
 }
 
 // MaxHeaderBytes is what servers of the reference allow for the request line
@@ -85,14 +92,21 @@ func New(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit, ImportFromAny: cfg.ImportFromAny, Log: cfg.Log})
+	// registry wiring: the registry host, in memory or under RegistryDir.
+	reg, err := registry.New(st, registry.Options{Root: cfg.RegistryDir, ExternalURL: cfg.ExternalURL})
 	if err != nil {
 		return nil, err
 	}
-	inst.Server = srv
+	srv, err := api.New(st, api.Options{ExternalURL: cfg.ExternalURL, MaxQueryBytes: cfg.MaxQueryBytes, RateLimit: cfg.RateLimit, ImportFromAny: cfg.ImportFromAny, Log: cfg.Log,
+		Registry: reg})
+	if err != nil {
+		reg.Close()
+		return nil, err
+	}
+	inst.Server, inst.Registry = srv, reg
 	return inst, nil
 }
 
 // Close releases what the instance holds outside memory: the repositories'
-// git processes and their temporary directory.
-func (i *Instance) Close() error { return i.Server.Close() }
+// git processes and their temporary directory, and the registry host.
+func (i *Instance) Close() error { return errors.Join(i.Server.Close(), i.Registry.Close()) }

@@ -1,52 +1,26 @@
 package reports
 
 import (
-	"net/http"
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"v4cert/specs"
 )
 
-// Redacted replaces every secret a report would otherwise show.
-const Redacted = "[REDACTED]"
-
-// secretHeaders carry credentials (Authentication section: PRIVATE-TOKEN,
-// JOB-TOKEN, OAuth bearer; cookies for completeness).
-var secretHeaders = map[string]bool{
-	"Private-Token": true, "Job-Token": true, "Authorization": true, "Proxy-Authorization": true,
-	"Cookie": true, "Set-Cookie": true, "X-Gitlab-Token": true, "Deploy-Token": true,
-}
-
-// secretKey says whether a JSON key or parameter name holds a secret:
-// passwords, tokens, keys and credentials, but not their metadata
-// (token_expires_at, password_expires_at).
-func secretKey(name string) bool {
-	n := strings.ToLower(strings.TrimSuffix(name, "[]"))
-	switch n {
-	case "password", "password_confirmation", "current_password", "new_password", "token", "private_token",
-		"job_token", "access_token", "refresh_token", "id_token", "secret", "client_secret", "private_key",
-		"api_key", "credentials", "authorization", "sudo_token", "runner_token", "registration_token",
-		"secret_token", "token_secret", "otp", "otp_attempt":
-		return true
-	}
-	for _, suffix := range []string{"_token", "_secret", "_password", "_private_key", "_api_key", "_credentials"} {
-		if strings.HasSuffix(n, suffix) {
-			return true
-		}
-	}
-	return false
-}
+// Redacted replaces every secret a report would otherwise show. What is
+// secret is the one policy of package specs, which the proxy's cassettes
+// follow too, so a report never prints what a cassette hides.
+const Redacted = specs.Redacted
 
 var (
 	// "key": "value" pairs in JSON text, complete or truncated bodies alike.
-	jsonPair = regexp.MustCompile(`"([A-Za-z0-9_\[\]-]+)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+	// Any member name, as the cassette's redaction reads them (user[password], "api key").
+	jsonPair = regexp.MustCompile(`"((?:[^"\\]|\\.)+)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
 	// The same pairs inside a quoted Go string, as Gomega prints bodies: \"key\": \"value\".
-	escapedJSONPair = regexp.MustCompile(`\\"([A-Za-z0-9_\[\]-]+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
-	// Credentials inside URLs (push-mirror URLs, remote URLs): scheme://user:secret@host.
-	urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'<>]*:)[^@\s/"'<>]+@`)
-	// Tokens recognisable by the platform's prefixes, wherever they appear.
-	prefixedToken = regexp.MustCompile(`\b(glpat|gloas|glrt|glptt|gldt|glft|glimt|glagent|glsoat|glcbt|glffct|glrtr|glwt|ghp|gho)-[A-Za-z0-9_.\-]{6,}`)
+	escapedJSONPair = regexp.MustCompile(`\\"((?:[^"\\]|\\[^"])+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
 	// name=value pairs in query strings and form bodies.
 	formPair = regexp.MustCompile(`(^|[?&\s])([A-Za-z0-9_%\[\]-]+)=([^&\s#"]*)`)
 )
@@ -81,14 +55,14 @@ func (r *Redactor) Text(s string) string {
 	}
 	s = jsonPair.ReplaceAllStringFunc(s, func(m string) string {
 		sub := jsonPair.FindStringSubmatch(m)
-		if !secretKey(sub[1]) || sub[3] == "" || sub[3] == Redacted {
+		if name := jsonText(sub[1]); !specs.IsSecretName(name) || !specs.IsSecretValue(name, jsonText(sub[3])) {
 			return m
 		}
 		return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
 	})
 	s = escapedJSONPair.ReplaceAllStringFunc(s, func(m string) string {
 		sub := escapedJSONPair.FindStringSubmatch(m)
-		if !secretKey(sub[1]) || sub[3] == "" || sub[3] == Redacted {
+		if !specs.IsSecretName(sub[1]) || !specs.IsSecretValue(sub[1], sub[3]) {
 			return m
 		}
 		return `\"` + sub[1] + `\"` + sub[2] + `\"` + Redacted + `\"`
@@ -96,19 +70,31 @@ func (r *Redactor) Text(s string) string {
 	s = formPair.ReplaceAllStringFunc(s, func(m string) string {
 		sub := formPair.FindStringSubmatch(m)
 		name, _ := url.QueryUnescape(sub[2])
-		if !secretKey(name) || sub[3] == "" {
+		value, err := url.QueryUnescape(sub[3])
+		if err != nil {
+			value = sub[3]
+		}
+		if !specs.IsSecretName(name) || !specs.IsSecretValue(name, value) {
 			return m
 		}
 		return sub[1] + sub[2] + "=" + Redacted
 	})
-	s = urlCredentials.ReplaceAllString(s, "${1}"+Redacted+"@")
-	s = prefixedToken.ReplaceAllString(s, Redacted)
+	return specs.RedactText(s)
+}
+
+// jsonText decodes the content of a JSON string (escapes and all); text
+// that does not decode, such as a truncated body's, stays as it is.
+func jsonText(raw string) string {
+	var s string
+	if json.Unmarshal([]byte(`"`+raw+`"`), &s) != nil {
+		return raw
+	}
 	return s
 }
 
 // Header redacts one header value by its name, then as text.
 func (r *Redactor) Header(name, value string) string {
-	if secretHeaders[http.CanonicalHeaderKey(name)] && value != "" {
+	if specs.IsSecretHeader(name) && value != "" {
 		return Redacted
 	}
 	return r.Text(value)

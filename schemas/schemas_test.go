@@ -19,7 +19,7 @@ var want = []string{
 	"file_write_result",
 	"group", "group_list_entry", "integration", "integration_detail", "issue", "job", "job_token_context", "lfs_object", "member", "note", "package_protection_rule", "personal_access_token",
 	"project", "project_embedded", "project_group_link", "project_simple",
-	"registry_catalog", "registry_repository", "registry_tag", "registry_tag_detail", "registry_token",
+	"registry_catalog", "registry_error", "registry_repository", "registry_tag", "registry_tag_detail", "registry_tags_list", "registry_token",
 	"remote_mirror",
 	"repository_file", "runner", "runner_detail", "runner_job", "runner_manager", "shared_with_group", "snippet", "tag",
 	"topic", "user", "user_admin", "user_list_entry", "user_reference",

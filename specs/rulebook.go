@@ -27,23 +27,32 @@ type Param struct {
 	Values   []string `yaml:"values,omitempty" json:"values,omitempty"`
 	Admin    bool     `yaml:"admin,omitempty" json:"admin,omitempty"` // honoured for administrators only
 	Paid     bool     `yaml:"paid,omitempty" json:"paid,omitempty"`
+	// Deprecated marks a parameter the spec deprecates (Versioning 6), such
+	// as name_regex; ReplacedBy names its successor when there is one.
+	Deprecated bool   `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
+	ReplacedBy string `yaml:"replaced_by,omitempty" json:"replaced_by,omitempty"`
+	// DeprecatedValues are values of Values the spec deprecates (the runner
+	// status filter's active and paused).
+	DeprecatedValues []string `yaml:"deprecated_values,omitempty" json:"deprecated_values,omitempty"`
 }
 
 // Endpoint is one method and path of the API, in the spec's own path syntax.
 type Endpoint struct {
-	ID           string  `yaml:"id" json:"id"`
-	Area         string  `yaml:"-" json:"area"`
-	Method       string  `yaml:"method" json:"method"`
-	Path         string  `yaml:"path" json:"path"` // under /api/v4, e.g. /groups/:id/members/all
-	Who          string  `yaml:"who" json:"who"`   // anonymous, authenticated, admin, or a role name
-	Params       []Param `yaml:"params,omitempty" json:"params,omitempty"`
-	Status       int     `yaml:"status" json:"status"`                         // success status
-	Statuses     []int   `yaml:"statuses,omitempty" json:"statuses,omitempty"` // other statuses it may answer
-	Schema       string  `yaml:"schema,omitempty" json:"schema,omitempty"`     // schema of the success body
-	Array        bool    `yaml:"array,omitempty" json:"array,omitempty"`       // success body is an array of Schema
-	Pagination   string  `yaml:"pagination,omitempty" json:"pagination,omitempty"`
-	Provisioning bool    `yaml:"provisioning,omitempty" json:"provisioning,omitempty"`
-	Deprecated   bool    `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
+	ID       string  `yaml:"id" json:"id"`
+	Area     string  `yaml:"-" json:"area"`
+	Method   string  `yaml:"method" json:"method"`
+	Path     string  `yaml:"path" json:"path"` // under /api/v4, e.g. /groups/:id/members/all
+	Who      string  `yaml:"who" json:"who"`   // anonymous, authenticated, admin, or a role name
+	Params   []Param `yaml:"params,omitempty" json:"params,omitempty"`
+	Status   int     `yaml:"status" json:"status"`                         // success status
+	Statuses []int   `yaml:"statuses,omitempty" json:"statuses,omitempty"` // other statuses it may answer
+	Schema   string  `yaml:"schema,omitempty" json:"schema,omitempty"`     // schema of the success body
+	Array    bool    `yaml:"array,omitempty" json:"array,omitempty"`       // success body is an array of Schema
+	// Variants are parameters that select another schema for the success body.
+	Variants     []Variant `yaml:"variants,omitempty" json:"variants,omitempty"`
+	Pagination   string    `yaml:"pagination,omitempty" json:"pagination,omitempty"`
+	Provisioning bool      `yaml:"provisioning,omitempty" json:"provisioning,omitempty"`
+	Deprecated   bool      `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
 	// JobToken marks the endpoints that accept a CI job token (Authentication 2).
 	JobToken bool `yaml:"job_token,omitempty" json:"job_token,omitempty"`
 	// Base says which host serves the endpoint: empty (or api) for {base_url}/api/v4,
@@ -185,6 +194,11 @@ func (b *Rulebook) addEndpoint(e *Endpoint) error {
 	default:
 		return fmt.Errorf("endpoint %s: base %q", e.ID, e.Base)
 	}
+	for _, v := range e.Variants {
+		if e.Param(v.Param) == nil || v.Schema == "" {
+			return fmt.Errorf("endpoint %s: variant %+v needs a declared parameter and a schema", e.ID, v)
+		}
+	}
 	e.segments = splitPath(e.Path)
 	b.endpoints[e.ID] = e
 	b.Endpoints = append(b.Endpoints, e)
@@ -228,10 +242,10 @@ func (b *Rulebook) Match(method, escapedPath string) *Endpoint {
 			continue
 		}
 		// /projects/:id/ and /projects/:id are two endpoints; the trailing
-		// slash decides between them.
-		score *= 2
-		if strings.HasSuffix(e.Path, "/") == (strings.HasSuffix(escapedPath, "/") && len(segs) > 0) {
-			score++
+		// slash decides between them, and a path with a trailing slash no
+		// endpoint has names no endpoint (the server answers 404 there).
+		if strings.HasSuffix(e.Path, "/") != (strings.HasSuffix(escapedPath, "/") && len(segs) > 0) {
+			continue
 		}
 		if score > bestScore {
 			best, bestScore = e, score
@@ -301,6 +315,16 @@ func splitPath(p string) []string {
 
 // UnderAPI reports whether the endpoint lives under {base_url}/api/v4.
 func (e *Endpoint) UnderAPI() bool { return e.Base == "" || e.Base == "api" }
+
+// ErrorSchema names the schema of the endpoint's error bodies: the registry
+// protocol's envelope for the token issuer and the registry host, the API's
+// error shape (Errors rules 2 to 6) for the rest.
+func (e *Endpoint) ErrorSchema() string {
+	if e.UnderAPI() {
+		return "error"
+	}
+	return "registry_error"
+}
 
 // Prefix is what precedes Path on the wire: /api/v4 for the API, nothing for
 // the token issuer and the registry host, whose paths are absolute.

@@ -10,21 +10,27 @@ func TestDefaultLoads(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	b := Default()
-	cases := []struct{ method, path, want string }{
+	expectMatches(t, "Match", Default().Match, []matchCase{
 		{"GET", "/users/5", "users.get"},
 		{"POST", "/users/5/block", "users.block"},
 		{"GET", "/projects/a%2Fb", "projects.get"},
 		{"GET", "/projects/a/b", ""},
 		{"GET", "/user", "users.current"},
-	}
+	})
+}
+
+type matchCase struct{ method, path, want string }
+
+// expectMatches checks which endpoint ID (empty for none) match finds for each case.
+func expectMatches(t *testing.T, name string, match func(method, path string) *Endpoint, cases []matchCase) {
+	t.Helper()
 	for _, c := range cases {
 		got := ""
-		if e := b.Match(c.method, c.path); e != nil {
+		if e := match(c.method, c.path); e != nil {
 			got = e.ID
 		}
 		if got != c.want {
-			t.Errorf("Match(%s %s) = %q, want %q", c.method, c.path, got, c.want)
+			t.Errorf("%s(%s %s) = %q, want %q", name, c.method, c.path, got, c.want)
 		}
 	}
 }

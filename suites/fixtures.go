@@ -54,6 +54,7 @@ type User struct {
 	Username string
 	Name     string
 	Email    string
+	Password string // what POST /users was given
 	*Client
 }
 
@@ -76,6 +77,7 @@ func NewUser(ctx context.Context, opts ...UserOpts) *User {
 	Expect(r).To(HaveStatus(201), "creating a fixture user")
 	u := &User{ID: int(r.Get("id").Int()), Username: r.Get("username").String(), Name: r.Get("name").String(),
 		Email: r.Get("email").String()}
+	u.Password, _ = body["password"].(string)
 	DeferCleanup(func(ctx SpecContext) {
 		api.Delete(ctx, fmt.Sprintf("/users/%d", u.ID), Unchecked())
 	})

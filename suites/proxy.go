@@ -142,7 +142,7 @@ var _ = BeforeEach(func() {
 func failOnFindings(vs []proxy.Violation, when string) {
 	var errs, warns []string
 	for _, v := range vs {
-		if v.Severity == proxy.SeverityError {
+		if v.Fails() {
 			errs = append(errs, proxy.Format(v))
 		} else {
 			warns = append(warns, proxy.Format(v))

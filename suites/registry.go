@@ -3,29 +3,37 @@ package suites
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"v4cert/specs"
 )
 
-// The registry suites push images the way a docker client does (Docker
-// Registry HTTP API V2 on {registry_url}, bearer from {auth_url}/jwt/auth), then
-// read and delete them through the project API. {auth_url} and {registry_url}
-// are taken to be the target's root, as the reference serves them.
-
-// rawBody sends b as the request body with content type ct.
-func rawBody(ct string, b []byte) Opt {
-	return func(r *request) { r.body, r.contentType, r.bodyText = bytes.NewReader(b), ct, string(b) }
-}
+// The registry suites push and pull images with a real registry client,
+// go-containerregistry (what crane is built on), which speaks the registry
+// protocol on {registry_url} and fetches its bearers from {auth_url}/jwt/auth
+// with the user's basic credentials, then read and delete them through the
+// project API. {auth_url} and {registry_url} are taken to be the target's
+// root, as the reference serves them.
 
 func basicAuth(user, secret string) Opt {
 	return Header("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+secret)))
@@ -44,65 +52,136 @@ func registryToken(ctx context.Context, u *User, scope string) string {
 	return tok
 }
 
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+// registryHost is the target's host, where registry clients find {registry_url}.
+func registryHost() string {
+	u, err := url.Parse(api.Base)
+	Expect(err).NotTo(HaveOccurred())
+	return u.Host
+}
+
+// imageRef names image:tag on the target's registry; http unless the target is https.
+func imageRef(image, tag string) name.Reference {
+	GinkgoHelper()
+	opts := []name.Option{name.StrictValidation}
+	if strings.HasPrefix(api.Base, "http://") {
+		opts = append(opts, name.Insecure)
+	}
+	ref, err := name.ParseReference(registryHost()+"/"+image+":"+tag, opts...)
+	Expect(err).NotTo(HaveOccurred())
+	return ref
+}
+
+// checkedTransport is the suites' transport for a registry client: every
+// answer is matched to its rulebook endpoint, kept for the report of a
+// failure, and its body checked against the endpoint's schema (error bodies
+// against the registry's envelope); findings are collected, since the
+// client may call from its own goroutines, and checked once it returns.
+type checkedTransport struct {
+	next     http.RoundTripper
+	mu       sync.Mutex
+	findings []string
+}
+
+func (t *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	res, err := t.next.RoundTrip(req)
+	if err != nil {
+		return res, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	r := &Response{Method: req.Method, URL: req.URL.String(), Status: res.StatusCode, Header: res.Header,
+		Body: body, ReqHeader: req.Header, ReqBody: "(registry client)"}
+	r.Endpoint = specs.Default().MatchRoot(req.Method, req.URL.EscapedPath())
+	exchanges.add(r, time.Since(start))
+	endpointsSeen.add(r)
+	var problem string
+	switch {
+	case r.Endpoint == nil:
+		problem = "no rulebook endpoint"
+	case r.Status != r.Endpoint.Status && !slices.Contains(r.Endpoint.Statuses, r.Status):
+		problem = fmt.Sprintf("status %d is not one endpoint %s may answer", r.Status, r.Endpoint.ID)
+	default:
+		if err := validateBody(r); err != nil {
+			problem = err.Error()
+		}
+	}
+	if problem != "" {
+		t.mu.Lock()
+		t.findings = append(t.findings, fmt.Sprintf("%s %s → %d: %s", req.Method, req.URL, r.Status, problem))
+		t.mu.Unlock()
+	}
+	return res, nil
+}
+
+// registryClient runs fn with the options of a registry client acting as u
+// (anonymous when u is nil) and fails the spec on what its transport found.
+func registryClient(ctx context.Context, u *User, fn func(opts ...remote.Option) error) error {
+	GinkgoHelper()
+	tr := &checkedTransport{next: api.HTTP.Transport}
+	auth := authn.Anonymous
+	if u != nil {
+		auth = &authn.Basic{Username: u.Username, Password: u.Token}
+	}
+	// One job: the same requests in the same order on every run, so a
+	// recorded run replays.
+	err := fn(remote.WithContext(ctx), remote.WithTransport(tr), remote.WithAuth(auth), remote.WithJobs(1))
+	Expect(tr.findings).To(BeEmpty(), "the registry's answers to a registry client")
+	return err
 }
 
 // pushedImage is what pushImage sent.
 type pushedImage struct {
 	Digest, ConfigDigest string
-	Size                 int64
+	Size                 int64            // bytes of its configuration and layer
+	Blobs                map[string]int64 // digest -> size of the configuration and the layer
 	Layer                []byte
+	Image                v1.Image
 }
 
-// pushBlob uploads one blob monolithically (POST then PUT ?digest=).
-func pushBlob(ctx context.Context, image, tok string, b []byte) {
+// newImage builds a one-layer image whose configuration says it was created
+// at created (RFC 3339).
+func newImage(layer []byte, created string) v1.Image {
 	GinkgoHelper()
-	r := api.Anonymous().Post(ctx, "!/v2/"+image+"/blobs/uploads/", bearer(tok))
-	Expect(r).To(HaveStatus(http.StatusAccepted))
-	loc := r.Header.Get("Location")
-	Expect(loc).NotTo(BeEmpty())
-	if u, err := url.Parse(loc); err == nil && u.IsAbs() {
-		loc = u.RequestURI()
-	}
-	sep := "?"
-	if strings.Contains(loc, "?") {
-		sep = "&"
-	}
-	Expect(api.Anonymous().Put(ctx, "!"+loc+sep+"digest="+url.QueryEscape(digestOf(b)), bearer(tok),
-		rawBody("application/octet-stream", b))).To(HaveStatus(http.StatusCreated))
-}
-
-// putManifest pushes an image manifest naming config and layer under tag.
-func putManifest(ctx context.Context, image, tag, tok string, config, layer []byte) *Response {
-	GinkgoHelper()
-	m, err := json.Marshal(map[string]any{
-		"schemaVersion": 2,
-		"mediaType":     "application/vnd.docker.distribution.manifest.v2+json",
-		"config": map[string]any{"mediaType": "application/vnd.docker.container.image.v1+json",
-			"size": len(config), "digest": digestOf(config)},
-		"layers": []any{map[string]any{"mediaType": "application/vnd.docker.image.rootfs.diff.tar.gzip",
-			"size": len(layer), "digest": digestOf(layer)}},
-	})
+	at, err := time.Parse(time.RFC3339, created)
 	Expect(err).NotTo(HaveOccurred())
-	return api.Anonymous().Put(ctx, "!/v2/"+image+"/manifests/"+tag, bearer(tok),
-		rawBody("application/vnd.docker.distribution.manifest.v2+json", m))
+	img, err := mutate.AppendLayers(empty.Image, static.NewLayer(layer, types.DockerLayer))
+	Expect(err).NotTo(HaveOccurred())
+	img, err = mutate.CreatedAt(img, v1.Time{Time: at})
+	Expect(err).NotTo(HaveOccurred())
+	return img
 }
 
-// pushImage pushes a one-layer image as u under image:tag, its config saying
-// it was created at created (RFC 3339).
+// pushImage pushes a one-layer image as u under image:tag with a registry
+// client (chunked blob uploads, then the manifest), its config saying it was
+// created at created (RFC 3339).
 func pushImage(ctx context.Context, u *User, image, tag, created string) pushedImage {
 	GinkgoHelper()
-	tok := registryToken(ctx, u, "repository:"+image+":push,pull")
-	config := []byte(fmt.Sprintf(`{"architecture":"amd64","os":"linux","created":%q,"rootfs":{"type":"layers","diff_ids":[]}}`, created))
 	layer := []byte("layer of " + image + ":" + tag)
-	pushBlob(ctx, image, tok, config)
-	pushBlob(ctx, image, tok, layer)
-	r := putManifest(ctx, image, tag, tok, config, layer)
-	Expect(r).To(HaveStatus(http.StatusCreated))
-	return pushedImage{Digest: r.Header.Get("Docker-Content-Digest"), ConfigDigest: digestOf(config),
-		Size: int64(len(config) + len(layer)), Layer: layer}
+	img := newImage(layer, created)
+	pushImageAs(ctx, u, image, tag, img)
+	dgst, err := img.Digest()
+	Expect(err).NotTo(HaveOccurred())
+	cfg, err := img.ConfigName()
+	Expect(err).NotTo(HaveOccurred())
+	raw, err := img.RawConfigFile()
+	Expect(err).NotTo(HaveOccurred())
+	layerDigest, err := static.NewLayer(layer, types.DockerLayer).Digest()
+	Expect(err).NotTo(HaveOccurred())
+	return pushedImage{Digest: dgst.String(), ConfigDigest: cfg.String(), Size: int64(len(raw) + len(layer)),
+		Blobs: map[string]int64{cfg.String(): int64(len(raw)), layerDigest.String(): int64(len(layer))}, Layer: layer, Image: img}
+}
+
+// pushImageAs pushes img as u under image:tag with a registry client.
+func pushImageAs(ctx context.Context, u *User, image, tag string, img v1.Image) {
+	GinkgoHelper()
+	Expect(registryClient(ctx, u, func(opts ...remote.Option) error {
+		return remote.Write(imageRef(image, tag), img, opts...)
+	})).To(Succeed(), "pushing %s:%s", image, tag)
 }
 
 // registryWorld is a project with one member per role and its owner.
@@ -374,9 +453,21 @@ var _ = Describe("GET /registry/repositories/:id", Label("area:registry", "endpo
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r.Get("tags.#.name").String()).To(Equal(`["one","two"]`))
 		Expect(r.Get("tags_count").Int()).To(BeEquivalentTo(2))
-		// Both images share their config (same created) and differ in the layer: counted once each.
-		Expect(one.ConfigDigest).To(Equal(two.ConfigDigest))
-		Expect(r.Get("size").Int()).To(BeEquivalentTo(one.Size + int64(len(two.Layer))))
+		// The size counts every distinct blob of both images once: a third
+		// tag naming the first image adds nothing.
+		pushImageAs(ctx, w.Owner, image, "three", one.Image)
+		blobs := map[string]int64{}
+		for _, img := range []pushedImage{one, two} {
+			for d, n := range img.Blobs {
+				blobs[d] = n
+			}
+		}
+		var want int64
+		for _, n := range blobs {
+			want += n
+		}
+		r = w.Reporter(ctx).Get(ctx, path, Q("size", true))
+		Expect(r.Get("size").Int()).To(BeEquivalentTo(want))
 	})
 	It("answers 404 for unknown or hidden, 403 for a private registry below Reporter", Label("rule:registry.repositories.get.2"), func(ctx SpecContext) {
 		w := newRegistryWorld(ctx, "private", "private")
@@ -500,12 +591,14 @@ var _ = Describe("DELETE /projects/:id/registry/repositories/:repository_id/tags
 	It("does not delete the blobs", Label("rule:registry.tags.delete.2"), func(ctx SpecContext) {
 		w := newRegistryWorld(ctx, "private", "enabled")
 		image := strings.ToLower(w.Project.FullPath)
-		pushImage(ctx, w.Owner, image, "v1", registryOld)
+		img := pushImage(ctx, w.Owner, image, "v1", registryOld)
 		id := w.repoID(ctx, "")
 		Expect(api.Delete(ctx, w.tagsPath(id)+"/v1")).To(HaveStatus(http.StatusOK))
-		config := []byte(fmt.Sprintf(`{"architecture":"amd64","os":"linux","created":%q,"rootfs":{"type":"layers","diff_ids":[]}}`, registryOld))
-		tok := registryToken(ctx, w.Owner, "repository:"+image+":push,pull")
-		Expect(putManifest(ctx, image, "again", tok, config, []byte("layer of "+image+":v1"))).To(HaveStatus(http.StatusCreated))
+		// remote.Put sends the manifest alone: the registry accepts it only
+		// if the blobs it names are still there.
+		Expect(registryClient(ctx, w.Owner, func(opts ...remote.Option) error {
+			return remote.Put(imageRef(image, "again"), img.Image, opts...)
+		})).To(Succeed())
 		Expect(w.tagNames(ctx, id)).To(Equal([]string{"again"}))
 	})
 	It("needs Developer", Label("rule:registry.tags.delete.3"), func(ctx SpecContext) {
@@ -677,19 +770,129 @@ var _ = Describe("GET {registry_url}/v2/_catalog", Label("area:registry", "endpo
 		w.pushTags(ctx, "", nil, "v1")
 		w.pushTags(ctx, "img", nil, "v1")
 		admin := NewUser(ctx, UserOpts{"admin": true})
-		tok := registryToken(ctx, admin, "registry:catalog:*")
-		r := api.Anonymous().Get(ctx, "!/v2/_catalog", bearer(tok), Q("n", 100000))
-		Expect(r).To(HaveStatus(http.StatusOK))
-		full := strings.ToLower(w.Project.FullPath)
+		// The registry client asks the token issuer for registry:catalog:*
+		// with the administrator's credentials and follows the catalog's pages.
 		var repos []string
-		for _, it := range r.Get("repositories").Array() {
-			repos = append(repos, it.String())
-		}
+		Expect(registryClient(ctx, admin, func(opts ...remote.Option) (err error) {
+			repos, err = remote.Catalog(ctx, imageRef("any/image", "tag").Context().Registry, opts...)
+			return err
+		})).To(Succeed())
+		full := strings.ToLower(w.Project.FullPath)
 		Expect(repos).To(ContainElements(full, full+"/img"))
 	})
 	It("stays closed to a non-administrator", Label("rule:registry.native.catalog.2"), func(ctx SpecContext) {
 		u := NewUser(ctx)
 		tok := registryToken(ctx, u, "registry:catalog:*")
 		Expect(api.Anonymous().Get(ctx, "!/v2/_catalog", bearer(tok))).To(HaveStatus(http.StatusUnauthorized))
+	})
+})
+
+// registryChallenge reads the Bearer challenge of a 401 from the registry host.
+func registryChallenge(r *Response) string { return r.Header.Get("WWW-Authenticate") }
+
+var _ = Describe("Registry logins of registry clients", Label("area:registry", "endpoint:registry.native.auth"), func() {
+	It("accepts the user's password", Label("rule:registry.native.auth.4"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		dev := w.Members[DeveloperLevel]
+		Expect(dev.Password).NotTo(BeEmpty())
+		image := strings.ToLower(w.Project.FullPath)
+		img := newImage([]byte("pushed with a password"), registryOld)
+		byPassword := &User{Username: dev.Username, Client: api.As(dev.Password)}
+		pushImageAs(ctx, byPassword, image, "pw", img)
+		var pulled v1.Image
+		Expect(registryClient(ctx, byPassword, func(opts ...remote.Option) (err error) {
+			pulled, err = remote.Image(imageRef(image, "pw"), opts...)
+			return err
+		})).To(Succeed())
+		want, _ := img.Digest()
+		Expect(pulled.Digest()).To(Equal(want))
+		r := api.Anonymous().Get(ctx, "!/jwt/auth", Q("service", "container_registry"), basicAuth(dev.Username, dev.Password+"-wrong"))
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+	})
+	It("lets a CI job token reach its own project's registry only", Label("rule:registry.native.auth.5"), func(ctx SpecContext) {
+		w := newBasicWorld(ctx, api)
+		j := w.Runner.Take(ctx, "s")
+		ci := &User{Username: "gitlab-ci-token", Client: api.As(j.Token)}
+		own := strings.ToLower(w.P.Project.FullPath)
+		img := newImage([]byte("pushed by a job"), registryOld)
+		pushImageAs(ctx, ci, own, "ci", img)
+		Expect((&registryWorld{Project: w.P.Project}).tagNames(ctx, (&registryWorld{Project: w.P.Project}).repoID(ctx, ""))).To(Equal([]string{"ci"}))
+		other := newRegistryWorld(ctx, "public", "enabled")
+		otherImage := strings.ToLower(other.Project.FullPath)
+		other.pushTags(ctx, "", nil, "v1")
+		Expect(registryClient(ctx, ci, func(opts ...remote.Option) error {
+			return remote.Write(imageRef(otherImage, "ci"), img, opts...)
+		})).NotTo(Succeed(), "a job token pushed to another project's registry")
+		tok := registryToken(ctx, ci, "repository:"+otherImage+":pull")
+		Expect(api.Anonymous().Get(ctx, "!/v2/"+otherImage+"/manifests/v1", bearer(tok))).To(HaveStatus(http.StatusUnauthorized))
+	})
+	It("grants only what the role allows", Label("rule:registry.native.auth.6"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "private")
+		image := strings.ToLower(w.Project.FullPath)
+		w.pushTags(ctx, "", nil, "v1")
+		rep := w.Members[ReporterLevel]
+		Expect(registryClient(ctx, rep, func(opts ...remote.Option) error {
+			_, err := remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).To(Succeed(), "a Reporter's pull")
+		tok := registryToken(ctx, rep, "repository:"+image+":push,pull")
+		r := api.Anonymous().Post(ctx, "!/v2/"+image+"/blobs/uploads/", bearer(tok))
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+		Expect(registryChallenge(r)).To(ContainSubstring(`error="insufficient_scope"`))
+		Expect(registryClient(ctx, w.Members[GuestLevel], func(opts ...remote.Option) error {
+			_, err := remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).NotTo(Succeed(), "a Guest pulled from a private registry")
+		pushImageAs(ctx, w.Members[DeveloperLevel], image, "dev", newImage([]byte("developer's"), registryOld))
+	})
+})
+
+var _ = Describe("GET {registry_url}/v2/<name>/manifests/<reference>", Label("area:registry", "endpoint:registry.native.manifest-get"), func() {
+	It("answers errors in the registry's envelope", Label("rule:registry.native.errors.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath)
+		w.pushTags(ctx, "", nil, "v1")
+		r := api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/v1")
+		Expect(r).To(HaveStatus(http.StatusUnauthorized))
+		Expect(r.Get("errors.0.code").String()).To(Equal("UNAUTHORIZED"))
+		ch := registryChallenge(r)
+		Expect(ch).To(HavePrefix("Bearer "))
+		Expect(ch).To(ContainSubstring(`realm="` + api.Base + `/jwt/auth"`))
+		Expect(ch).To(ContainSubstring(`service="container_registry"`))
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":pull")
+		r = api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/nope", bearer(tok))
+		Expect(r).To(HaveStatus(http.StatusNotFound))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.Get("errors.0.code").String()).To(Equal("MANIFEST_UNKNOWN"))
+		Expect(r.Get("errors.0.message").String()).NotTo(BeEmpty())
+	})
+})
+
+var _ = Describe("PUT {registry_url}/v2/<name>/manifests/<reference>", Label("area:registry", "endpoint:registry.native.manifest-put"), func() {
+	It("serves what a registry client pushed, and stops serving a bulk-deleted tag", Label("rule:registry.native.client.1"), func(ctx SpecContext) {
+		w := newRegistryWorld(ctx, "private", "enabled")
+		image := strings.ToLower(w.Project.FullPath) + "/app"
+		pushed := pushImage(ctx, w.Members[DeveloperLevel], image, "v1", registryOld)
+		pushImage(ctx, w.Members[DeveloperLevel], image, "keep", registryOld)
+		var pulled v1.Image
+		Expect(registryClient(ctx, w.Members[ReporterLevel], func(opts ...remote.Option) (err error) {
+			pulled, err = remote.Image(imageRef(image, "v1"), opts...)
+			return err
+		})).To(Succeed())
+		Expect(pulled.Digest()).To(HaveField("String()", pushed.Digest))
+		layers, err := pulled.Layers()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(layers).To(HaveLen(1))
+		rc, err := layers[0].Compressed()
+		Expect(err).NotTo(HaveOccurred())
+		content, err := io.ReadAll(rc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(content).To(Equal(pushed.Layer))
+		id := w.repoID(ctx, "app")
+		Expect(w.tagNames(ctx, id)).To(Equal([]string{"keep", "v1"}))
+		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex_delete": "v1"})).To(HaveStatus(http.StatusAccepted))
+		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"keep"}))
+		tok := registryToken(ctx, w.Owner, "repository:"+image+":pull")
+		Expect(api.Anonymous().Get(ctx, "!/v2/"+image+"/manifests/v1", bearer(tok))).To(HaveStatus(http.StatusNotFound))
 	})
 })

@@ -19,14 +19,19 @@ const proxyHelp = `Usage: v4cert proxy --upstream URL [flags]
 Sits between any client and any implementation of the API and watches the
 traffic without changing it. Reverse mode: point the client's base URL at the
 proxy. Forward mode: set HTTP_PROXY=http://LISTEN for the client (plain http
-upstreams; https through forward mode is tunnelled unchecked).
+upstreams; https through forward mode is tunnelled unchecked). Most clients
+never use HTTP_PROXY for localhost or 127.0.0.1 (Go's net/http among them):
+for a loopback upstream use reverse mode.
 
 Modes:
   validate  pass traffic on and check every exchange against the rulebook and schemas
-  record    the same, and write every exchange to a go-vcr v2 cassette (secrets redacted)
-  replay    answer from a cassette with no upstream; a request with no recorded
-            answer gets status 599 with header X-V4cert-Replay: miss and a JSON body
-            naming the closest recorded request and how it differs
+  record    the same, and write every exchange to a go-vcr cassette (secrets redacted):
+            --cassette-format 1 (default) for go-vcr v2, 2 for go-vcr v3 and v4
+  replay    answer from a cassette of either format with no upstream; a request with
+            no recorded answer gets status 599 with header X-V4cert-Replay: miss and a
+            JSON body naming the closest recorded request and how it differs (also
+            printed on stderr); --replay-repeat answers the last recorded answer again
+            once a request's answers are used up
 
 An existing cassette is never overwritten by accident: record refuses to start
 unless --append (add to it) or --overwrite (replace it) is given. The cassette
@@ -38,6 +43,12 @@ one JSON object per line. On SIGINT or SIGTERM the proxy stops accepting, lets
 requests in flight finish, writes out the cassette, the findings and the summary
 (which endpoints and statuses the traffic covered), then exits: 0 when no
 finding is an error, 1 otherwise.
+
+Findings are sorted by whose doing they are: error (the implementation broke
+the spec), warning (the client sent something deprecated, or called an endpoint
+the rulebook does not know), info (the implementation answered a field the spec
+deprecates, as the spec's own answers do) and harness (v4cert's own checks
+disagreed: a v4cert defect, which fails the run).
 
 Flags:
 `
@@ -51,7 +62,9 @@ func runProxy(args []string) int {
 	upstream := fs.String("upstream", "", "the implementation's base URL, scheme://host[:port] (not needed in replay)")
 	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
 	mode := fs.String("mode", "validate", "validate, record or replay")
-	cas := fs.String("cassette", "", "cassette file to record to or replay from (go-vcr v2 format; name it *.yaml for go-vcr's recorder)")
+	cas := fs.String("cassette", "", "cassette file to record to or replay from (name it *.yaml for go-vcr's recorder)")
+	format := fs.Int("cassette-format", proxy.Format1, "record: 1 (go-vcr v2) or 2 (go-vcr v3 and v4); --append keeps the file's format")
+	repeat := fs.Bool("replay-repeat", false, "replay: once a request's recorded answers are used up, answer the last one again (go-vcr v4's replayable interactions)")
 	appendTo := fs.Bool("append", false, "record: add to an existing cassette")
 	overwrite := fs.Bool("overwrite", false, "record: replace an existing cassette")
 	violations := fs.String("violations", "", "write findings to this file, one JSON object per line")
@@ -70,12 +83,22 @@ func runProxy(args []string) int {
 		fmt.Fprintln(os.Stderr, "v4cert proxy: choose one of --append and --overwrite")
 		return 2
 	}
+	if *format != proxy.Format1 && *format != proxy.Format2 {
+		fmt.Fprintf(os.Stderr, "v4cert proxy: --cassette-format %d: want 1 (go-vcr v2) or 2 (go-vcr v3 and v4)\n", *format)
+		return 2
+	}
 	m := proxy.Mode(*mode)
 	if (m == proxy.ModeValidate || m == proxy.ModeRecord) && *upstream == "" {
 		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
 	}
 	opts := proxy.Options{Mode: m, Upstream: *upstream, Cassette: *cas, PreserveHost: *preserveHost, Timeout: *timeout,
-		Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
+		ReplayRepeat: *repeat, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
+	fs.Visit(func(f *flag.Flag) {
+		// Appending keeps the file's format unless one is asked for explicitly.
+		if f.Name == "cassette-format" {
+			opts.CassetteFormat = *format
+		}
+	})
 	switch {
 	case *appendTo:
 		opts.Existing = proxy.Append
@@ -117,7 +140,21 @@ func runProxy(args []string) int {
 	stop() // a second signal ends the process at once
 	fmt.Fprintln(os.Stderr, "v4cert proxy: stopping; writing out what was recorded")
 	s, _, err := p.Close()
+	if s.Exchanges == 0 {
+		fmt.Fprintln(os.Stderr, noTrafficWarning(base, m))
+	}
 	return finishProxy(s, err, vfile, *summary, os.Stderr)
+}
+
+// noTrafficWarning explains the usual reason a proxy saw nothing: a client
+// told to use it through HTTP_PROXY that bypasses proxies for loopback.
+func noTrafficWarning(base string, m proxy.Mode) string {
+	msg := "v4cert proxy: warning: no traffic reached the proxy"
+	if m == proxy.ModeRecord {
+		msg += ", so the cassette records nothing"
+	}
+	return msg + ". Clients given HTTP_PROXY usually bypass it for localhost and 127.0.0.1 (Go's net/http always does): " +
+		"use reverse mode instead, with the client's base URL set to " + base + " and --upstream naming the implementation."
 }
 
 func finishProxy(s proxy.Summary, err error, vfile *os.File, summary string, out io.Writer) int {
@@ -137,7 +174,7 @@ func finishProxy(s proxy.Summary, err error, vfile *os.File, summary string, out
 		fmt.Fprintln(out, "v4cert proxy:", err)
 		status = 1
 	}
-	if s.Errors > 0 {
+	if s.Errors > 0 || s.Harness > 0 {
 		status = 1
 	}
 	return status

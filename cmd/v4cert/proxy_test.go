@@ -39,17 +39,7 @@ func TestProxySignalWritesEverything(t *testing.T) {
 	cas, vio, sum := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "v.jsonl"), filepath.Join(dir, "s.json")
 	args := []string{"--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--mode", "record", "--cassette", cas,
 		"--violations", vio, "--summary", sum, "--quiet"}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
-	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewReader(stderr)
-	first, err := lines.ReadString('\n')
-	if err != nil {
-		t.Fatalf("no start line: %v", err)
-	}
+	cmd, lines, first := startProxyProcess(t, args)
 	i := strings.Index(first, "http://")
 	if i < 0 {
 		cmd.Process.Kill()
@@ -131,5 +121,120 @@ func TestValidateExitStatus(t *testing.T) {
 	}
 	if got := validate([]string{filepath.Join(dir, "missing.yaml")}); got != 1 {
 		t.Errorf("missing cassette: exit %d", got)
+	}
+	// Files that are not cassettes, and a cassette with nothing in it, must
+	// never pass as a clean recording.
+	for name, content := range map[string]string{
+		"empty.yaml":      "",
+		"blank.yaml":      "\n  \n",
+		"object.json":     `{"interactions": []}`,
+		"array.json":      `[{"request": {}}]`,
+		"version3.yaml":   "---\nversion: 3\ninteractions: []\n",
+		"noexchange.yaml": "---\nversion: 2\ninteractions: []\n",
+		"nourl.yaml":      "---\nversion: 1\ninteractions:\n- request: {method: GET}\n  response: {code: 200}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := validate([]string{path}); got != 1 {
+			t.Errorf("%s: exit %d, want 1", name, got)
+		}
+	}
+	// Format 2 (go-vcr v3 and v4) is read like format 1.
+	v2 := filepath.Join(dir, "v2.yaml")
+	data, _ := os.ReadFile(clean)
+	os.WriteFile(v2, []byte(strings.Replace(strings.Replace(string(data), "version: 1", "version: 2", 1), "- request:", "- id: 0\n  request:", 1)), 0o644)
+	if got := validate([]string{v2}); got != 0 {
+		t.Errorf("format 2 cassette: exit %d", got)
+	}
+}
+
+// pages are the pagination headers of a one-page list at url.
+func pages(url string, one bool) string {
+	total := "0"
+	if one {
+		total = "1"
+	}
+	first := url + "&page=1&per_page=20"
+	if !strings.Contains(url, "?") {
+		first = url + "?page=1&per_page=20"
+	}
+	link := "<" + first + `>; rel="first", <` + first + `>; rel="last"`
+	h := ""
+	for k, v := range map[string]string{"X-Page": "1", "X-Per-Page": "20", "X-Next-Page": "", "X-Prev-Page": "", "X-Total": total, "X-Total-Pages": total, "Link": link} {
+		h += "      " + strconv.Quote(k) + ": [" + strconv.Quote(v) + "]\n"
+	}
+	return h
+}
+
+// TestValidateStrict: --strict fails on the client's deprecations
+// (warnings), never on the server's (information).
+func TestValidateStrict(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, url, body string) string {
+		path := filepath.Join(dir, name)
+		c := "---\nversion: 1\ninteractions:\n- request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: \"" + url + "\"\n    method: \"GET\"\n" +
+			"  response:\n    body: " + strconv.Quote(body) + "\n    headers:\n      \"Content-Type\": [\"application/json\"]\n" + pages(url, len(body) > 2) + "    status: \"\"\n    code: 200\n    duration: 1ms\n"
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	runner := `[{"id":1,"description":"r","paused":false,"active":true,"ip_address":"","is_shared":true,"runner_type":"instance_type","name":null,"online":true,"status":"online"}]`
+	clientDeprecated := write("client.yaml", "http://x/api/v4/runners/all?scope=online", "[]")
+	serverDeprecated := write("server.yaml", "http://x/api/v4/runners/all", runner)
+	if got := validate([]string{clientDeprecated}); got != 0 {
+		t.Errorf("a deprecated parameter without --strict: exit %d", got)
+	}
+	if got := validate([]string{"--strict", clientDeprecated}); got != 1 {
+		t.Errorf("a deprecated parameter with --strict: exit %d", got)
+	}
+	if got := validate([]string{"--strict", serverDeprecated}); got != 0 {
+		t.Errorf("a deprecated field in an answer with --strict: exit %d", got)
+	}
+}
+
+func TestNoTrafficWarning(t *testing.T) {
+	w := noTrafficWarning("http://127.0.0.1:8081", proxy.ModeRecord)
+	for _, want := range []string{"no traffic", "cassette records nothing", "HTTP_PROXY", "reverse mode", "http://127.0.0.1:8081"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}
+
+// startProxyProcess runs `v4cert proxy` with args as a process of its own
+// (this test binary, re-entered through V4CERT_PROXY_CHILD) and returns it,
+// its stderr and the start line it printed.
+func startProxyProcess(t *testing.T, args []string) (*exec.Cmd, *bufio.Reader, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProxySignalWritesEverything$")
+	cmd.Env = append(os.Environ(), "V4CERT_PROXY_CHILD="+strings.Join(args, "\x1f"))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stderr)
+	first, err := lines.ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("no start line: %v", err)
+	}
+	return cmd, lines, first
+}
+
+// TestProxyWarnsWithoutTraffic: a proxy stopped before any request reached
+// it says so at exit, and how to reach it.
+func TestProxyWarnsWithoutTraffic(t *testing.T) {
+	args := []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--mode", "validate", "--quiet"}
+	cmd, lines, _ := startProxyProcess(t, args)
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(lines)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v\n%s", err, rest)
+	}
+	if !strings.Contains(string(rest), "warning: no traffic reached the proxy") {
+		t.Errorf("no warning at exit:\n%s", rest)
 	}
 }

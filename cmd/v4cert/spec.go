@@ -3,10 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
-	"strings"
 
 	"v4cert/schemas"
 	"v4cert/specs"
@@ -25,19 +23,7 @@ func spec(args []string) error {
 	book := specs.Default()
 	switch {
 	case *openapi:
-		docs := map[string][]byte{}
-		err := fs.WalkDir(schemas.FS(), ".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
-				return err
-			}
-			b, err := fs.ReadFile(schemas.FS(), path)
-			docs[strings.TrimSuffix(path, ".json")] = b
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		out, err := book.OpenAPI(version, docs)
+		out, err := book.OpenAPIFromFS(version, schemas.FS())
 		if err != nil {
 			return err
 		}

@@ -11,10 +11,12 @@ import (
 
 const validateHelp = `Usage: v4cert validate [flags] CASSETTE
 
-Checks recorded traffic (a go-vcr v2 cassette, as v4cert proxy --mode record
-writes) offline, with the same checks the proxy applies live. Prints each
-finding as the proxy does and a summary of the endpoints covered. Exit status 0
-only when clean: no finding of severity error (with --strict, no warning either).
+Checks recorded traffic (a go-vcr cassette of format 1 or 2, as v4cert proxy
+--mode record writes) offline, with the same checks the proxy applies live.
+Prints each finding as the proxy does and a summary of the endpoints covered.
+Exit status 0 only when clean: no finding of severity error (with --strict, no
+warning either). A file that is not a cassette, or a cassette that records no
+exchange, exits 1.
 
 Flags:
 `

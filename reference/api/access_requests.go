@@ -9,19 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"access_requests.group.list":      onGroup((*Server).listAccessRequests),
-		"access_requests.project.list":    onProject((*Server).listAccessRequests),
-		"access_requests.group.create":    onGroup((*Server).createAccessRequest),
-		"access_requests.project.create":  onProject((*Server).createAccessRequest),
-		"access_requests.group.approve":   onGroup((*Server).approveAccessRequest),
-		"access_requests.project.approve": onProject((*Server).approveAccessRequest),
-		"access_requests.group.deny":      onGroup((*Server).denyAccessRequest),
-		"access_requests.project.deny":    onProject((*Server).denyAccessRequest),
-	})
-}
-
 // AccessRequestJSON is the Access request resource: the requester's user
 // fields with the time of the request.
 type AccessRequestJSON struct {

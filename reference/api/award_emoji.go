@@ -14,21 +14,29 @@ type awardableForm struct {
 	note bool
 }
 
-func init() {
-	forms := map[string]awardableForm{
-		"issue":        {store.AwardableIssue, false},
-		"snippet":      {store.AwardableSnippet, false},
-		"issue_note":   {store.AwardableIssue, true},
-		"snippet_note": {store.AwardableSnippet, true},
-	}
-	rows := map[string]handler{}
-	for name, f := range forms {
-		rows["award_emoji."+name+"_list"] = func(s *Server, c *Ctx) error { return s.listAwardEmoji(c, f) }
-		rows["award_emoji."+name+"_get"] = func(s *Server, c *Ctx) error { return s.getAwardEmoji(c, f) }
-		rows["award_emoji."+name+"_create"] = func(s *Server, c *Ctx) error { return s.createAwardEmoji(c, f) }
-		rows["award_emoji."+name+"_delete"] = func(s *Server, c *Ctx) error { return s.deleteAwardEmoji(c, f) }
-	}
-	addHandlers(rows)
+// The four awardable paths (route table rows award_emoji.*).
+var (
+	issueAwards       = awardableForm{store.AwardableIssue, false}
+	snippetAwards     = awardableForm{store.AwardableSnippet, false}
+	issueNoteAwards   = awardableForm{store.AwardableIssue, true}
+	snippetNoteAwards = awardableForm{store.AwardableSnippet, true}
+)
+
+// The same four operations serve every awardable path.
+func listAwardEmojiOn(f awardableForm) handler {
+	return func(s *Server, c *Ctx) error { return s.listAwardEmoji(c, f) }
+}
+
+func getAwardEmojiOn(f awardableForm) handler {
+	return func(s *Server, c *Ctx) error { return s.getAwardEmoji(c, f) }
+}
+
+func createAwardEmojiOn(f awardableForm) handler {
+	return func(s *Server, c *Ctx) error { return s.createAwardEmoji(c, f) }
+}
+
+func deleteAwardEmojiOn(f awardableForm) handler {
+	return func(s *Server, c *Ctx) error { return s.deleteAwardEmoji(c, f) }
 }
 
 // AwardEmojiJSON is the Emoji reaction resource.

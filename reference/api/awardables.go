@@ -12,15 +12,6 @@ import (
 // Provisioning of the awardables emoji reactions need: issues, project
 // snippets and notes on them, with the shapes the platform documents (Issues,
 // Project snippets and Notes APIs). They are outside the certified surface.
-func init() {
-	addHandlers(map[string]handler{
-		"issues.create":         (*Server).createIssue,
-		"issues.get":            (*Server).getIssue,
-		"issues.notes_create":   func(s *Server, c *Ctx) error { return s.createNote(c, store.AwardableIssue) },
-		"snippets.create":       (*Server).createSnippet,
-		"snippets.notes_create": func(s *Server, c *Ctx) error { return s.createNote(c, store.AwardableSnippet) },
-	})
-}
 
 // IssueJSON is the issue as the platform answers it (the fields fixtures use).
 type IssueJSON struct {
@@ -229,6 +220,11 @@ func (s *Server) createSnippet(c *Ctx) error {
 		}
 		return c.JSON(http.StatusCreated, c.view(d).snippet(d.CreateSnippet(p, c.Caller, *title, desc, visibility, files)))
 	})
+}
+
+// createNoteOn serves POST .../notes of one kind of noteable.
+func createNoteOn(kind string) handler {
+	return func(s *Server, c *Ctx) error { return s.createNote(c, kind) }
 }
 
 // createNote implements POST /projects/:id/issues/:issue_iid/notes and

@@ -8,18 +8,6 @@ import (
 	"v4cert/reference/git"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"repository.branches.create": (*Server).createBranch,
-		"repository.branches.list":   (*Server).listBranches,
-		"repository.branches.get":    (*Server).getBranch,
-		"repository.tags.create":     (*Server).createTag,
-		"repository.tags.list":       (*Server).listTags,
-		"repository.tags.get":        (*Server).getTag,
-		"repository.lfs.create":      (*Server).createLFSObject,
-	})
-}
-
 // BranchJSON is the platform's branch resource.
 type BranchJSON struct {
 	Name               string     `json:"name"`
@@ -100,7 +88,7 @@ func (s *Server) createBranch(c *Ctx) error {
 	case err != nil:
 		return gitError(err, "Branch")
 	}
-	s.branchWritten(ctx, rc, name)
+	s.branchWritten(ctx, rc, name, git.ZeroOid, target)
 	b, err := s.branchJSON(c, rc, git.Ref{Name: name, Target: target, Commit: target}, true)
 	if err != nil {
 		return err
@@ -180,6 +168,9 @@ func (s *Server) createTag(c *Ctx) error {
 		return badRequest("Tag " + name + " already exists")
 	case err != nil:
 		return gitError(err, "Tag")
+	}
+	if obj, err := rc.Repo.RefTarget(ctx, "refs/tags/"+name); err == nil {
+		s.RefsMoved(ctx, rc.ProjectID, []git.RefMove{{Ref: "refs/tags/" + name, Old: git.ZeroOid, New: obj}})
 	}
 	return s.answerTag(c, rc, name, http.StatusCreated)
 }

@@ -21,19 +21,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"bulk_imports.create":       (*Server).createBulkImport,
-		"bulk_imports.list":         (*Server).listBulkImports,
-		"bulk_imports.entities_all": (*Server).listAllBulkImportEntities,
-		"bulk_imports.get":          (*Server).getBulkImport,
-		"bulk_imports.entities":     (*Server).listBulkImportEntities,
-		"bulk_imports.entity":       (*Server).getBulkImportEntity,
-		"bulk_imports.failures":     (*Server).listBulkImportFailures,
-		"bulk_imports.cancel":       (*Server).cancelBulkImport,
-	})
-}
-
 // BulkImportJSON is the Bulk import resource.
 type BulkImportJSON struct {
 	ID          int    `json:"id"`

@@ -19,18 +19,6 @@ import (
 // repository's .gitlab-ci.yml, and the runner API (POST /jobs/request,
 // PUT /jobs/:id) moves jobs to running, success and failed.
 
-func init() {
-	addHandlers(map[string]handler{
-		"runners.create": (*Server).createUserRunner,
-		"jobs.pipeline":  (*Server).createPipeline,
-		"jobs.request":   (*Server).requestJob,
-		"jobs.update":    (*Server).updateJobState,
-		"jobs.retry":     (*Server).retryJob,
-		"jobs.cancel":    (*Server).cancelJob,
-		"jobs.play":      (*Server).playJob,
-	})
-}
-
 // createUserRunner implements the platform's POST /user/runners
 // (provisioning): instance runners need an administrator, group runners the
 // group's Owner, project runners a Maintainer of the project.

@@ -13,21 +13,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"commits.list":            (*Server).listCommits,
-		"commits.create":          (*Server).createCommit,
-		"commits.get":             (*Server).getCommit,
-		"commits.refs":            (*Server).commitRefs,
-		"commits.sequence":        (*Server).commitSequence,
-		"commits.cherry-pick":     func(s *Server, c *Ctx) error { return s.pickCommit(c, false) },
-		"commits.revert":          func(s *Server, c *Ctx) error { return s.pickCommit(c, true) },
-		"commits.diff":            (*Server).commitDiff,
-		"commits.comments.list":   (*Server).listCommitComments,
-		"commits.comments.create": (*Server).createCommitComment,
-	})
-}
-
 // resolveRange turns ref_name into rev-list arguments: a branch, tag or SHA,
 // or a range a..b (b's history without a's) or a...b; every name is resolved
 // first, so only object names reach git.
@@ -366,6 +351,11 @@ func pickError(revert bool, code string) *Error {
 	return e
 }
 
+// pickCommitAs serves cherry-pick (false) or revert (true).
+func pickCommitAs(revert bool) handler {
+	return func(s *Server, c *Ctx) error { return s.pickCommit(c, revert) }
+}
+
 // pickCommit implements POST .../commits/:sha/cherry_pick and .../revert
 // (rules commits.cherry-pick.*, commits.revert.*): git's three-way merge of
 // the commit's change (or its inverse) onto the branch.
@@ -391,6 +381,10 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	ctx := c.R.Context()
 	r := rc.Repo
 	r.Lock()
+	old, err := r.Branch(ctx, branch) // under the lock: what the pick moves the branch from
+	if err != nil {
+		old = git.ZeroOid
+	}
 	id, err := s.pickLocked(ctx, rc, cm, branch, revert, dryRun, message)
 	r.Unlock()
 	if err != nil {
@@ -399,7 +393,7 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	if dryRun {
 		return c.JSON(http.StatusOK, map[string]string{"dry_run": "success"})
 	}
-	s.branchWritten(ctx, rc, branch)
+	s.branchWritten(ctx, rc, branch, old, id)
 	picked, err := r.Commit(ctx, id)
 	if err != nil {
 		return gitError(err, "Commit")

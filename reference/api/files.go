@@ -17,20 +17,6 @@ import (
 	"v4cert/reference/git"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"files.get":        (*Server).getFile,
-		"files.head":       (*Server).getFile,
-		"files.blame":      (*Server).blameFile,
-		"files.blame.head": (*Server).blameFile,
-		"files.raw":        (*Server).rawFile,
-		"files.raw.head":   (*Server).rawFile,
-		"files.create":     (*Server).createFile,
-		"files.update":     (*Server).updateFile,
-		"files.delete":     (*Server).deleteFile,
-	})
-}
-
 // RepositoryFile is the spec's Repository file resource.
 type RepositoryFile struct {
 	FileName        string `json:"file_name"`

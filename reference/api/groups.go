@@ -11,18 +11,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"groups.create":                (*Server).createGroup,
-		"groups.delete":                (*Server).deleteGroup,
-		"groups.share":                 (*Server).shareGroup,
-		"groups.custom-attributes.set": (*Server).setGroupCustomAttribute,
-		"groups.get":                   (*Server).getGroup,
-		"groups.list":                  (*Server).listGroups,
-		"groups.projects":              (*Server).listGroupProjects,
-	})
-}
-
 // createGroup implements the platform's POST /groups (provisioning): any user
 // allowed to create groups may, and becomes the group's Owner.
 func (s *Server) createGroup(c *Ctx) error {
@@ -58,7 +46,8 @@ func (s *Server) createGroup(c *Ctx) error {
 
 // deleteGroup implements the platform's DELETE /groups/:id: 202, removed at once here.
 func (s *Server) deleteGroup(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var images []string
+	err := s.store.Write(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
@@ -66,9 +55,15 @@ func (s *Server) deleteGroup(c *Ctx) error {
 		if err := c.requireGroupRole(d, g, access.Owner); err != nil {
 			return err
 		}
+		images = registryImagesOf(d, d.GroupProjects(g, true)...)
 		d.DeleteGroup(g)
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.removeRegistryContent(c, images)
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }
 
 // shareGroup implements the platform's POST /groups/:id/share (provisioning):

@@ -7,15 +7,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"integrations.list":    (*Server).listIntegrations,
-		"integrations.set":     (*Server).setIntegration,
-		"integrations.get":     (*Server).getIntegration,
-		"integrations.disable": (*Server).disableIntegration,
-	})
-}
-
 // IntegrationJSON is the platform's integration resource (Resources, Integration);
 // Properties is present on single-integration reads only.
 type IntegrationJSON struct {

@@ -9,18 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"jobs.list":             (*Server).listProjectJobs,
-		"jobs.pipeline_jobs":    (*Server).listPipelineJobs,
-		"jobs.pipeline_bridges": (*Server).listPipelineBridges,
-		"jobs.current":          (*Server).currentJob,
-		"jobs.allowed_agents":   (*Server).jobAllowedAgents,
-		"jobs.get":              (*Server).getJob,
-		"jobs.trace":            (*Server).jobTrace,
-	})
-}
-
 // JobUser is the job's user: a user reference with the profile fields the
 // spec lists (Resources, Job).
 type JobUser struct {

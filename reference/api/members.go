@@ -9,25 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"members.group.create":         onGroup((*Server).createMember),
-		"members.project.create":       onProject((*Server).createMember),
-		"members.group.list":           (*Server).listGroupMembers,
-		"members.project.list":         (*Server).listProjectMembers,
-		"members.group.list-all":       (*Server).listAllGroupMembers,
-		"members.project.list-all":     (*Server).listAllProjectMembers,
-		"members.group.get":            (*Server).getGroupMember,
-		"members.project.get":          (*Server).getProjectMember,
-		"members.group.get-all":        (*Server).getAllGroupMember,
-		"members.project.get-all":      (*Server).getAllProjectMember,
-		"members.billable.list":        (*Server).listBillableMembers,
-		"members.billable.memberships": (*Server).listBillableMemberships,
-		"members.billable.indirect":    (*Server).listBillableIndirectMemberships,
-		"members.billable.delete":      (*Server).deleteBillableMember,
-	})
-}
-
 // source is a group or project resolved from the path, with the caller's role in it.
 type source struct {
 	Type  store.SourceType

@@ -9,15 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"package_protection_rules.list":   (*Server).listPackageProtectionRules,
-		"package_protection_rules.create": (*Server).createPackageProtectionRule,
-		"package_protection_rules.edit":   (*Server).editPackageProtectionRule,
-		"package_protection_rules.delete": (*Server).deletePackageProtectionRule,
-	})
-}
-
 // PackageProtectionRuleJSON is the Package protection rule resource.
 type PackageProtectionRuleJSON struct {
 	ID                        int    `json:"id"`

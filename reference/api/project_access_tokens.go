@@ -7,12 +7,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"projects.access-tokens.create": (*Server).createProjectAccessToken,
-	})
-}
-
 // ProjectAccessToken is a project access token as the platform answers its
 // creation: a personal access token of the project's bot user, with the
 // bot's access level.

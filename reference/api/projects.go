@@ -9,21 +9,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"projects.create":                (*Server).createProject,
-		"projects.list":                  (*Server).listProjects,
-		"projects.get":                   (*Server).getProject,
-		"projects.edit":                  (*Server).editProject,
-		"projects.delete":                (*Server).deleteProject,
-		"projects.share":                 (*Server).shareProject,
-		"projects.star":                  (*Server).starProject,
-		"projects.archive":               func(s *Server, c *Ctx) error { return s.setArchived(c, true) },
-		"projects.unarchive":             func(s *Server, c *Ctx) error { return s.setArchived(c, false) },
-		"projects.custom-attributes.set": (*Server).setProjectCustomAttribute,
-	})
-}
-
 func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 	in := c.In()
 	f := store.ProjectFields{
@@ -213,7 +198,8 @@ func (s *Server) editProject(c *Ctx) error {
 
 // deleteProject implements the platform's DELETE /projects/:id: 202, removed at once here.
 func (s *Server) deleteProject(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var images []string
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -221,10 +207,16 @@ func (s *Server) deleteProject(c *Ctx) error {
 		if err := c.requireProjectRole(d, p, access.Owner); err != nil {
 			return err
 		}
+		images = registryImagesOf(d, p)
 		d.DeleteProject(p)
 		s.dropRepository(d, p.ID)
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.removeRegistryContent(c, images)
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }
 
 // ProjectGroupLink is the answer of POST /projects/:id/share.
@@ -267,6 +259,11 @@ func (s *Server) shareProject(c *Ctx) error {
 		return c.JSON(http.StatusCreated, ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
 			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)})
 	})
+}
+
+// setArchivedTo serves POST /projects/:id/archive (true) and unarchive (false).
+func setArchivedTo(archived bool) handler {
+	return func(s *Server, c *Ctx) error { return s.setArchived(c, archived) }
 }
 
 // setArchived implements the platform's POST /projects/:id/archive and

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -8,38 +9,26 @@ import (
 	"time"
 
 	"v4cert/reference/access"
+	"v4cert/reference/registry"
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"registry.project.edit":                (*Server).editProjectRegistry,
-		"registry.repositories.list":           (*Server).listRegistryRepositories,
-		"registry.repositories.group-list":     (*Server).listGroupRegistryRepositories,
-		"registry.repositories.get":            (*Server).getRegistryRepository,
-		"registry.repositories.delete":         (*Server).deleteRegistryRepository,
-		"registry.tags.list":                   (*Server).listRegistryTags,
-		"registry.tags.get":                    (*Server).getRegistryTag,
-		"registry.tags.delete":                 (*Server).deleteRegistryTag,
-		"registry.tags.bulk-delete":            (*Server).bulkDeleteRegistryTags,
-		"registry.native.auth":                 (*Server).registryAuth,
-		"registry.native.manifest-delete":      (*Server).registryDeleteManifest,
-		"registry.native.tag-reference-delete": (*Server).registryDeleteManifest,
-		"registry.native.catalog":              (*Server).registryCatalog,
-		"registry.native.upload-start":         (*Server).registryStartUpload,
-		"registry.native.upload-put":           (*Server).registryPutBlob,
-		"registry.native.manifest-put":         (*Server).registryPutManifest,
-	})
+// registryAllows turns the store's registry access rules into the API's answers:
+// a project the caller may not see (or a job token's foreign project) is not
+// found, a registry they may not use is 401 or 403.
+func (c *Ctx) registryAllows(d *store.Data, p *store.Project, need access.Level) error {
+	jobProject := 0
+	if c.JobToken != nil {
+		jobProject = c.JobToken.ProjectID
+	}
+	switch d.RegistryAccess(c.Caller, jobProject, p, need) {
+	case store.ErrRegistryHidden:
+		return notFound("Project")
+	case store.ErrRegistryDenied:
+		return c.denied()
+	}
+	return nil
 }
-
-// What a caller does with a project's registry, with the platform's permission
-// names: read_container_image, create/destroy_container_image (Developer) and
-// admin_container_image (Maintainer).
-const (
-	registryRead    = access.None
-	registryDestroy = access.Developer
-	registryAdmin   = access.Maintainer
-)
 
 // RegistryRepositoryJSON is the Registry repository resource.
 type RegistryRepositoryJSON struct {
@@ -87,40 +76,88 @@ type repoView struct {
 	tags, count, size bool
 }
 
-func (c *Ctx) registryRepository(d *store.Data, r *store.RegistryRepository, v repoView) RegistryRepositoryJSON {
-	path := d.RegistryRepositoryPath(r)
-	out := RegistryRepositoryJSON{ID: r.ID, Name: r.Name, Path: path, ProjectID: r.ProjectID,
-		Location: c.registryHost() + "/" + path, CreatedAt: ts(r.CreatedAt)}
-	if r.Status != "" {
-		s := r.Status
-		out.Status = &s
-	}
-	if v.tags {
-		out.Tags = []RegistryTagJSON{}
-		for _, t := range r.RegistryTagsByName() {
-			out.Tags = append(out.Tags, c.registryTag(path, t))
-		}
-	}
-	if v.count {
-		n := len(r.Tags)
-		out.TagsCount = &n
-	}
-	if v.size {
-		n := d.RegistryRepositorySize(r)
-		out.Size = &n
+// registryRecord is a repository record copied out of the store with its
+// image path, so the registry's content is read after the lock is released.
+type registryRecord struct {
+	store.RegistryRepository
+	Image string
+}
+
+func registryRecords(d *store.Data, rs []*store.RegistryRepository) []registryRecord {
+	out := make([]registryRecord, len(rs))
+	for i, r := range rs {
+		out[i] = registryRecord{RegistryRepository: *r, Image: d.RegistryRepositoryPath(r)}
 	}
 	return out
 }
 
-func (c *Ctx) registryTag(repoPath string, t *store.RegistryTag) RegistryTagJSON {
-	p := repoPath + ":" + t.Name
-	return RegistryTagJSON{Name: t.Name, Path: p, Location: c.registryHost() + "/" + p}
+// registryRepository renders a record, reading its tags and size from the
+// registry host when the view asks for them.
+func (s *Server) registryRepository(c *Ctx, r registryRecord, v repoView) (RegistryRepositoryJSON, error) {
+	out := RegistryRepositoryJSON{ID: r.ID, Name: r.Name, Path: r.Image, ProjectID: r.ProjectID,
+		Location: c.registryHost() + "/" + r.Image, CreatedAt: ts(r.CreatedAt)}
+	if r.Status != "" {
+		s := r.Status
+		out.Status = &s
+	}
+	if v.tags || v.count {
+		names, err := s.registry.TagNames(c.R.Context(), r.Image)
+		if err != nil {
+			return out, err
+		}
+		if v.tags {
+			out.Tags = []RegistryTagJSON{}
+			for _, n := range names {
+				out.Tags = append(out.Tags, c.registryTag(r.Image, n))
+			}
+		}
+		if v.count {
+			n := len(names)
+			out.TagsCount = &n
+		}
+	}
+	if v.size {
+		n, err := s.registry.Size(c.R.Context(), r.Image)
+		if err != nil {
+			return out, err
+		}
+		out.Size = &n
+	}
+	return out, nil
 }
 
-func (c *Ctx) registryTagDetail(repoPath string, t *store.RegistryTag) RegistryTagDetailJSON {
+// paginateRegistryRepositories renders a page of records; a registry read failing
+// fails the answer (500) rather than showing a partial one.
+func (s *Server) paginateRegistryRepositories(c *Ctx, rs []registryRecord, v repoView) error {
+	var failed error
+	err := Paginate(c, rs, nil, func(r registryRecord) RegistryRepositoryJSON {
+		out, err := s.registryRepository(c, r, v)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return out
+	})
+	if failed != nil {
+		return failed
+	}
+	return err
+}
+
+func (c *Ctx) registryTag(image, name string) RegistryTagJSON {
+	p := image + ":" + name
+	return RegistryTagJSON{Name: name, Path: p, Location: c.registryHost() + "/" + p}
+}
+
+// registryTagDetail renders a tag; an image that names no creation time
+// shows its repository's.
+func (c *Ctx) registryTagDetail(r registryRecord, t registry.Tag) RegistryTagDetailJSON {
 	rev := strings.TrimPrefix(t.ConfigDigest, "sha256:")
-	return RegistryTagDetailJSON{RegistryTagJSON: c.registryTag(repoPath, t), Revision: rev,
-		ShortRevision: rev[:min(9, len(rev))], Digest: t.Digest, CreatedAt: ts(t.CreatedAt), TotalSize: t.TotalSize}
+	created := t.CreatedAt
+	if created.IsZero() {
+		created = r.CreatedAt
+	}
+	return RegistryTagDetailJSON{RegistryTagJSON: c.registryTag(r.Image, t.Name), Revision: rev,
+		ShortRevision: rev[:min(9, len(rev))], Digest: t.Digest, CreatedAt: ts(created), TotalSize: t.TotalSize}
 }
 
 // denied is 401 for an anonymous caller and 403 for a signed-in one (Authentication 8).
@@ -129,26 +166,6 @@ func (c *Ctx) denied() error {
 		return unauthorized()
 	}
 	return forbidden()
-}
-
-// registryAllows applies the visibility values: disabled turns the registry
-// off for everyone, private needs Reporter to read, and enabled lets everyone
-// who sees the project read. A job token reaches only its own project's
-// registry (Authentication 2).
-func (c *Ctx) registryAllows(d *store.Data, p *store.Project, need access.Level) error {
-	if c.JobToken != nil && c.JobToken.ProjectID != p.ID {
-		return notFound("Project")
-	}
-	if p.ContainerRegistryAccessLevel == "disabled" {
-		return c.denied()
-	}
-	if need == registryRead && p.ContainerRegistryAccessLevel == "private" {
-		need = access.Reporter
-	}
-	if need > access.None && c.projectRole(d, p) < need {
-		return c.denied()
-	}
-	return nil
 }
 
 // registryProject resolves :id (404 when hidden) and checks the need.
@@ -173,6 +190,52 @@ func (c *Ctx) registryRepositoryOf(d *store.Data, p *store.Project) (*store.Regi
 	return r, nil
 }
 
+// registryRecordIn resolves :id and :repository_id for an action needing
+// need, each step answering 404 or 403 as the spec says, and copies the record.
+func (s *Server) registryRecordIn(c *Ctx, need access.Level) (registryRecord, error) {
+	var rec registryRecord
+	err := s.store.Read(func(d *store.Data) error {
+		p, err := c.registryProject(d, need)
+		if err != nil {
+			return err
+		}
+		r, err := c.registryRepositoryOf(d, p)
+		if err != nil {
+			return err
+		}
+		rec = registryRecords(d, []*store.RegistryRepository{r})[0]
+		return nil
+	})
+	return rec, err
+}
+
+// reap completes the scheduled deletes a read has shown: the records go
+// under the lock, the content after it.
+func (s *Server) reap(c *Ctx, d *store.Data, rs ...*store.RegistryRepository) func() {
+	images := d.ReapRegistryRepositories(rs...)
+	return func() { s.removeRegistryContent(c, images) }
+}
+
+// removeRegistryContent removes the registry host's content of images
+// (their repositories were deleted, or their project).
+func (s *Server) removeRegistryContent(c *Ctx, images []string) {
+	for _, image := range images {
+		s.registry.RemoveRepository(c.R.Context(), image)
+	}
+}
+
+// registryImagesOf lists the image paths of projects' repositories, before
+// the projects go.
+func registryImagesOf(d *store.Data, ps ...*store.Project) []string {
+	var images []string
+	for _, p := range ps {
+		for _, r := range d.RegistryRepositories(p.ID) {
+			images = append(images, d.RegistryRepositoryPath(r))
+		}
+	}
+	return images
+}
+
 // editProjectRegistry implements PUT /projects/:id/ (rules registry.visibility.1-4).
 func (s *Server) editProjectRegistry(c *Ctx) error { return s.editProject(c) }
 
@@ -185,41 +248,53 @@ func (s *Server) listRegistryRepositories(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryRead)
+	return s.listRegistryRecords(c, v, func(d *store.Data) ([]*store.RegistryRepository, error) {
+		p, err := c.registryProject(d, store.RegistryRead)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rs := d.RegistryRepositories(p.ID)
-		err = Paginate(c, rs, nil, func(r *store.RegistryRepository) RegistryRepositoryJSON {
-			return c.registryRepository(d, r, v)
-		})
-		d.ReapRegistryRepositories(rs...)
-		return err
+		return d.RegistryRepositories(p.ID), nil
 	})
 }
 
 // listGroupRegistryRepositories implements GET /groups/:id/registry/repositories
 // (rules registry.repositories.group-list.*): no tags, no tags_count.
 func (s *Server) listGroupRegistryRepositories(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	return s.listRegistryRecords(c, repoView{}, func(d *store.Data) ([]*store.RegistryRepository, error) {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var rs []*store.RegistryRepository
 		for _, p := range d.GroupProjects(g, true) {
-			if !d.CanSeeProject(c.Caller, p) || c.registryAllows(d, p, registryRead) != nil {
-				continue
+			if c.registryAllows(d, p, store.RegistryRead) == nil {
+				rs = append(rs, d.RegistryRepositories(p.ID)...)
 			}
-			rs = append(rs, d.RegistryRepositories(p.ID)...)
 		}
-		err = Paginate(c, rs, nil, func(r *store.RegistryRepository) RegistryRepositoryJSON {
-			return c.registryRepository(d, r, repoView{})
-		})
-		d.ReapRegistryRepositories(rs...)
-		return err
+		return rs, nil
 	})
+}
+
+// listRegistryRecords answers a page of the repositories find returns under
+// the store's lock, read from the registry after it; the scheduled deletes
+// the answer shows complete (delete.1).
+func (s *Server) listRegistryRecords(c *Ctx, v repoView, find func(d *store.Data) ([]*store.RegistryRepository, error)) error {
+	var recs []registryRecord
+	var reaped func()
+	err := s.store.Write(func(d *store.Data) error {
+		rs, err := find(d)
+		if err != nil {
+			return err
+		}
+		recs = registryRecords(d, rs)
+		reaped = s.reap(c, d, rs...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer reaped()
+	return s.paginateRegistryRepositories(c, recs, v)
 }
 
 // getRegistryRepository implements GET /registry/repositories/:id (rules
@@ -230,7 +305,9 @@ func (s *Server) getRegistryRepository(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var rec registryRecord
+	var reaped func()
+	err := s.store.Write(func(d *store.Data) error {
 		id, err := strconv.Atoi(c.R.PathValue("id"))
 		if err != nil {
 			return notFound("Repository")
@@ -243,21 +320,30 @@ func (s *Server) getRegistryRepository(c *Ctx) error {
 		if p == nil || !d.CanSeeProject(c.Caller, p) {
 			return notFound("Repository")
 		}
-		if err := c.registryAllows(d, p, registryRead); err != nil {
+		if err := c.registryAllows(d, p, store.RegistryRead); err != nil {
 			return err
 		}
-		err = c.JSON(http.StatusOK, c.registryRepository(d, r, v))
-		d.ReapRegistryRepositories(r)
-		return err
+		rec = registryRecords(d, []*store.RegistryRepository{r})[0]
+		reaped = s.reap(c, d, r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	defer reaped()
+	out, err := s.registryRepository(c, rec, v)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // deleteRegistryRepository implements DELETE /projects/:id/registry/repositories/:repository_id
 // (rules registry.repositories.delete.*): 202, status delete_scheduled until
-// the next read shows it, then gone.
+// the next read shows it, then gone with its content.
 func (s *Server) deleteRegistryRepository(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryAdmin)
+	err := s.store.Write(func(d *store.Data) error {
+		p, err := c.registryProject(d, store.RegistryAdmin)
 		if err != nil {
 			return err
 		}
@@ -266,84 +352,72 @@ func (s *Server) deleteRegistryRepository(c *Ctx) error {
 			return err
 		}
 		d.ScheduleRegistryRepositoryDelete(r)
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }
 
 // listRegistryTags implements GET .../registry/repositories/:repository_id/tags
-// (rules registry.tags.list.*): by name, offset or keyset on name.
+// (rules registry.tags.list.*): the registry's tags by name, offset or keyset on name.
 func (s *Server) listRegistryTags(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryRead)
-		if err != nil {
-			return err
-		}
-		r, err := c.registryRepositoryOf(d, p)
-		if err != nil {
-			return err
-		}
-		tags := r.RegistryTagsByName()
-		path := d.RegistryRepositoryPath(r)
-		ks := &Keyset[*store.RegistryTag]{
-			Orders: map[string]KeysetOrder[*store.RegistryTag]{"name": {
-				Sorted: func() []*store.RegistryTag { return tags },
-				Key:    func(t *store.RegistryTag) Cursor { return Cursor{V: t.Name} },
-			}},
-			Sorts: []string{"asc", "desc"}, DefaultOrder: "name", DefaultSort: "asc",
-		}
-		return Paginate(c, tags, ks, func(t *store.RegistryTag) RegistryTagJSON { return c.registryTag(path, t) })
-	})
+	rec, err := s.registryRecordIn(c, store.RegistryRead)
+	if err != nil {
+		return err
+	}
+	names, err := s.registry.TagNames(c.R.Context(), rec.Image)
+	if err != nil {
+		return err
+	}
+	ks := &Keyset[string]{
+		Orders: map[string]KeysetOrder[string]{"name": {
+			Sorted: func() []string { return names },
+			Key:    func(n string) Cursor { return Cursor{V: n} },
+		}},
+		Sorts: []string{"asc", "desc"}, DefaultOrder: "name", DefaultSort: "asc",
+	}
+	return Paginate(c, names, ks, func(n string) RegistryTagJSON { return c.registryTag(rec.Image, n) })
 }
 
-// registryTagOf resolves :tag_name of the repository (404 when unknown).
-func (c *Ctx) registryTagOf(r *store.RegistryRepository) (*store.RegistryTag, error) {
-	t := r.Tags[c.R.PathValue("tag_name")]
-	if t == nil {
-		return nil, notFound("Tag")
-	}
-	return t, nil
-}
-
-// registryTagIn resolves :id, :repository_id and :tag_name for an action
-// needing perm, each step answering 404 or 403 as the spec says.
-func (c *Ctx) registryTagIn(d *store.Data, perm access.Level) (*store.RegistryRepository, *store.RegistryTag, error) {
-	p, err := c.registryProject(d, perm)
+// registryTagIn resolves :id, :repository_id and :tag_name in the registry
+// for an action needing need (404 when the tag is unknown).
+func (s *Server) registryTagIn(c *Ctx, need access.Level) (registryRecord, registry.Tag, error) {
+	rec, err := s.registryRecordIn(c, need)
 	if err != nil {
-		return nil, nil, err
+		return rec, registry.Tag{}, err
 	}
-	r, err := c.registryRepositoryOf(d, p)
-	if err != nil {
-		return nil, nil, err
+	t, err := s.registry.Tag(c.R.Context(), rec.Image, c.R.PathValue("tag_name"))
+	if errors.Is(err, registry.ErrNotFound) {
+		return rec, t, notFound("Tag")
 	}
-	t, err := c.registryTagOf(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, t, nil
+	return rec, t, err
 }
 
 // getRegistryTag implements GET .../tags/:tag_name (rules registry.tags.get.*).
 func (s *Server) getRegistryTag(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
-		r, t, err := c.registryTagIn(d, registryRead)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, c.registryTagDetail(d.RegistryRepositoryPath(r), t))
-	})
+	rec, t, err := s.registryTagIn(c, store.RegistryRead)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, c.registryTagDetail(rec, t))
 }
 
 // deleteRegistryTag implements DELETE .../tags/:tag_name (rules
 // registry.tags.delete.*): the tag goes, its blobs stay.
 func (s *Server) deleteRegistryTag(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
-		r, t, err := c.registryTagIn(d, registryDestroy)
-		if err != nil {
-			return err
-		}
-		d.DeleteRegistryTag(r, t.Name)
-		return c.JSON(http.StatusOK, map[string]string{"message": "200 OK"})
-	})
+	rec, err := s.registryRecordIn(c, store.RegistryDelete)
+	if err != nil {
+		return err
+	}
+	switch err := s.registry.Untag(c.R.Context(), rec.Image, c.R.PathValue("tag_name")); {
+	case errors.Is(err, registry.ErrNotFound):
+		return notFound("Tag")
+	case err != nil:
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"message": "200 OK"})
 }
 
 // untrustedRegexp reads a regex parameter; the platform validates it as RE2,
@@ -424,18 +498,50 @@ func (s *Server) bulkDeleteRegistryTags(c *Ctx) error {
 		}
 		crit.OlderThan = &span
 	}
-	return s.store.Write(func(d *store.Data) error {
-		p, err := c.registryProject(d, registryAdmin)
+	rec, err := s.registryRecordIn(c, store.RegistryAdmin)
+	if err != nil {
+		return err
+	}
+	// The tags and their images' ages come from the registry before the
+	// lease is taken, so a registry that fails leaves the lease free.
+	var tags []store.TagAge
+	names, err := s.registry.TagNames(c.R.Context(), rec.Image)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		t, err := s.registry.Tag(c.R.Context(), rec.Image, n)
+		if errors.Is(err, registry.ErrNotFound) {
+			continue // deleted meanwhile
+		}
 		if err != nil {
 			return err
 		}
-		r, err := c.registryRepositoryOf(d, p)
-		if err != nil {
-			return err
+		created := t.CreatedAt
+		if created.IsZero() {
+			created = rec.CreatedAt
 		}
-		if _, err := d.BulkDeleteRegistryTags(r, crit); err != nil {
-			return errorf(http.StatusBadRequest, "%s", err.Error())
+		tags = append(tags, store.TagAge{Name: n, CreatedAt: created})
+	}
+	var now time.Time
+	err = s.store.Write(func(d *store.Data) error {
+		r := d.RegistryRepository(rec.ID)
+		if r == nil {
+			return notFound("Repository")
 		}
-		return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
+		now = d.Now()
+		return d.StartBulkDelete(r)
 	})
+	if errors.Is(err, store.ErrBulkDeleteTooSoon) {
+		return errorf(http.StatusBadRequest, "%s", err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range crit.Select(tags, now) {
+		if err := s.registry.Untag(c.R.Context(), rec.Image, n); err != nil && !errors.Is(err, registry.ErrNotFound) {
+			return err
+		}
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"message": "202 Accepted"})
 }

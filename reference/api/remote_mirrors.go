@@ -8,17 +8,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"remote_mirrors.list":   (*Server).listRemoteMirrors,
-		"remote_mirrors.get":    (*Server).getRemoteMirror,
-		"remote_mirrors.create": (*Server).createRemoteMirror,
-		"remote_mirrors.edit":   (*Server).editRemoteMirror,
-		"remote_mirrors.sync":   (*Server).syncRemoteMirror,
-		"remote_mirrors.delete": (*Server).deleteRemoteMirror,
-	})
-}
-
 // RemoteMirrorJSON is the Remote (push) mirror resource. URL is always the
 // masked form (rule remote_mirrors.url.1); MirrorBranchRegex is the paid-tier field.
 type RemoteMirrorJSON struct {

@@ -13,8 +13,15 @@ import (
 )
 
 // Close releases what the server holds outside memory: its repositories'
-// processes and, when temporary, their directory.
-func (s *Server) Close() error { return s.repos.Close() }
+// processes and, when temporary, their directory; and the registry host when
+// the server built it.
+func (s *Server) Close() error {
+	err := s.repos.Close()
+	if s.ownRegistry {
+		err = errors.Join(err, s.registry.Close())
+	}
+	return err
+}
 
 // Repositories returns the repository storage (tests and benchmarks look inside).
 func (s *Server) Repositories() *git.Manager { return s.repos }
@@ -69,18 +76,22 @@ func (s *Server) repoOf(c *Ctx, write bool) (*repoCtx, error) {
 		return nil, err
 	}
 	rc.webBase = c.base + "/" + rc.FullPath
-	// Projects made straight in the store (the demo world) get their
-	// repository on first use.
-	rc.Repo, err = s.repos.Ensure(rc.ProjectID, rc.DefaultBranch, func(r *git.Repo) error {
-		if !readme {
-			return nil
-		}
-		return s.initialCommit(c.R.Context(), r, &project, &creator)
-	})
-	if err != nil {
+	if rc.Repo, err = s.openRepository(c.R.Context(), &project, &creator, readme); err != nil {
 		return nil, gitError(err, "Repository")
 	}
 	return rc, nil
+}
+
+// openRepository returns a project's repository. Projects made straight in
+// the store (the demo world) get theirs on first use, with the README commit
+// when the project says it has one.
+func (s *Server) openRepository(ctx context.Context, p *store.Project, creator *store.User, readme bool) (*git.Repo, error) {
+	return s.repos.Ensure(p.ID, p.DefaultBranch, func(r *git.Repo) error {
+		if !readme {
+			return nil
+		}
+		return s.initialCommit(ctx, r, p, creator)
+	})
 }
 
 // createRepository gives a new project its repository: empty, or with a
@@ -114,18 +125,74 @@ func (s *Server) initialCommit(ctx context.Context, r *git.Repo, p *store.Projec
 	return r.UpdateRef(ctx, "refs/heads/"+branch, commit, git.ZeroOid)
 }
 
-// branchWritten records that a branch received a commit: the first commit of
-// an empty repository makes its branch the default one, as on the platform.
-func (s *Server) branchWritten(ctx context.Context, rc *repoCtx, branch string) {
-	if rc.DefaultBranch != "" {
-		if _, err := rc.Repo.Branch(ctx, rc.DefaultBranch); err == nil {
-			s.markNotEmpty(rc.ProjectID, rc.DefaultBranch)
+// RefsMoved is what every write to a project's repository calls once the
+// refs it moved have landed (old → new, git.ZeroOid for a ref created or
+// deleted), outside the store's lock: git pushes over HTTP, file and commit
+// writes, cherry-picks and reverts, branch and tag creation. It keeps the
+// project's default branch (the first branch of an empty repository becomes
+// the default, as on the platform) and then calls what other areas
+// registered with OnRefsMoved, in registration order.
+func (s *Server) RefsMoved(ctx context.Context, projectID int, moves []git.RefMove) {
+	if len(moves) == 0 {
+		return
+	}
+	s.settleDefaultBranch(ctx, projectID, moves)
+	s.refHooksMu.Lock()
+	hooks := s.refHooks
+	s.refHooksMu.Unlock()
+	for _, h := range hooks {
+		h(ctx, projectID, moves)
+	}
+}
+
+// OnRefsMoved registers fn to hear of every RefsMoved (merge-request
+// versions, for one). fn runs on the writer's goroutine after the write
+// landed; it must not block for long.
+func (s *Server) OnRefsMoved(fn func(ctx context.Context, projectID int, moves []git.RefMove)) {
+	s.refHooksMu.Lock()
+	defer s.refHooksMu.Unlock()
+	s.refHooks = append(s.refHooks, fn)
+}
+
+// settleDefaultBranch records that branches received commits: the project's
+// repository is no longer empty, and when its default branch does not exist
+// the first branch written becomes HEAD (and the default when none was set).
+func (s *Server) settleDefaultBranch(ctx context.Context, projectID int, moves []git.RefMove) {
+	branch := ""
+	for _, m := range moves {
+		if name, ok := strings.CutPrefix(m.Ref, "refs/heads/"); ok && m.New != git.ZeroOid {
+			branch = name
+			break
+		}
+	}
+	if branch == "" {
+		return
+	}
+	repo, err := s.repos.Get(projectID)
+	if err != nil {
+		return
+	}
+	def := ""
+	s.store.Read(func(d *store.Data) error {
+		if p := d.Project(projectID); p != nil {
+			def = p.DefaultBranch
+		}
+		return nil
+	})
+	if def != "" {
+		if _, err := repo.Branch(ctx, def); err == nil {
+			s.markNotEmpty(projectID, def)
 			return
 		}
 	}
-	if err := rc.Repo.SetHead(ctx, branch); err == nil {
-		s.markNotEmpty(rc.ProjectID, branch)
+	if err := repo.SetHead(ctx, branch); err == nil {
+		s.markNotEmpty(projectID, branch)
 	}
+}
+
+// branchWritten is RefsMoved for one branch an API write moved from old to new.
+func (s *Server) branchWritten(ctx context.Context, rc *repoCtx, branch string, old, new git.Oid) {
+	s.RefsMoved(ctx, rc.ProjectID, []git.RefMove{{Ref: "refs/heads/" + branch, Old: old, New: new}})
 }
 
 func (s *Server) markNotEmpty(projectID int, branch string) {

@@ -39,21 +39,21 @@ func shasEqual(a, b string) bool {
 func (s *Server) commitActions(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, error) {
 	r := rc.Repo
 	r.Lock()
-	c, err := s.commitLocked(ctx, rc, req)
+	c, old, err := s.commitLocked(ctx, rc, req)
 	r.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	s.branchWritten(ctx, rc, req.Branch)
+	s.branchWritten(ctx, rc, req.Branch, old, c.ID)
 	return c, nil
 }
 
-func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, error) {
+func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, git.Oid, error) {
 	r := rc.Repo
 	cur, err := r.Branch(ctx, req.Branch)
 	exists := err == nil
 	if err != nil && !errors.Is(err, git.ErrNotFound) {
-		return nil, gitError(err, "Branch")
+		return nil, "", gitError(err, "Branch")
 	}
 	var base git.Oid
 	startGiven := req.StartBranch != "" || req.StartSHA != ""
@@ -61,7 +61,7 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 	switch {
 	case startGiven && !sameStart:
 		if exists && !req.Force {
-			return nil, commitFailed(fmt.Sprintf("A branch called '%s' already exists. Switch to that branch in order to make changes", req.Branch))
+			return nil, "", commitFailed(fmt.Sprintf("A branch called '%s' already exists. Switch to that branch in order to make changes", req.Branch))
 		}
 		from := r
 		if req.StartRepo != nil {
@@ -78,13 +78,13 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 		}
 		if err != nil {
 			if req.StartSHA != "" {
-				return nil, commitFailed("Invalid start_sha: " + req.StartSHA)
+				return nil, "", commitFailed("Invalid start_sha: " + req.StartSHA)
 			}
-			return nil, commitFailed("Invalid start branch: " + req.StartBranch)
+			return nil, "", commitFailed("Invalid start branch: " + req.StartBranch)
 		}
 		if from != r {
 			if err := r.FetchCommit(ctx, from, base); err != nil {
-				return nil, gitError(err, "Commit")
+				return nil, "", gitError(err, "Commit")
 			}
 		}
 	case exists:
@@ -92,12 +92,12 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 	default:
 		branches, err := r.Branches(ctx)
 		if err != nil {
-			return nil, gitError(err, "Branch")
+			return nil, "", gitError(err, "Branch")
 		}
 		// Only an empty repository takes a first commit on a new branch
 		// without a start point.
 		if len(branches) > 0 {
-			return nil, commitFailed("You can only create or edit files when you are on a branch")
+			return nil, "", commitFailed("You can only create or edit files when you are on a branch")
 		}
 	}
 	for i, last := range req.LastCommitIDs {
@@ -111,16 +111,16 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 			actual, _ = r.LastCommit(ctx, base, p)
 		}
 		if !shasEqual(last, string(actual)) {
-			return nil, commitFailed("You are attempting to update a file that has changed since you started editing it.")
+			return nil, "", commitFailed("You are attempting to update a file that has changed since you started editing it.")
 		}
 	}
 	tree, err := r.ApplyActions(ctx, base, req.Actions)
 	var ae *git.ActionError
 	if errors.As(err, &ae) {
-		return nil, commitFailed(ae.Error())
+		return nil, "", commitFailed(ae.Error())
 	}
 	if err != nil {
-		return nil, gitError(err, "Commit")
+		return nil, "", gitError(err, "Commit")
 	}
 	var parents []git.Oid
 	if base != "" {
@@ -128,17 +128,17 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 		if req.RejectEmpty {
 			bc, err := r.Commit(ctx, base)
 			if err != nil {
-				return nil, gitError(err, "Commit")
+				return nil, "", gitError(err, "Commit")
 			}
 			if bc.Tree == tree {
-				return nil, commitFailed("No changes: the commit would be empty")
+				return nil, "", commitFailed("No changes: the commit would be empty")
 			}
 		}
 	}
 	committer := rc.signature(req.Author.When)
 	id, err := r.CommitTree(ctx, tree, parents, req.Message, req.Author, committer)
 	if err != nil {
-		return nil, gitError(err, "Commit")
+		return nil, "", gitError(err, "Commit")
 	}
 	old := git.ZeroOid
 	if exists {
@@ -146,9 +146,10 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 	}
 	if err := r.UpdateRef(ctx, "refs/heads/"+req.Branch, id, old); err != nil {
 		if errors.Is(err, git.ErrStale) || errors.Is(err, git.ErrExists) {
-			return nil, commitFailed(fmt.Sprintf("Could not update refs/heads/%s. Please refresh and try again.", req.Branch))
+			return nil, "", commitFailed(fmt.Sprintf("Could not update refs/heads/%s. Please refresh and try again.", req.Branch))
 		}
-		return nil, gitError(err, "Branch")
+		return nil, "", gitError(err, "Branch")
 	}
-	return r.Commit(ctx, id)
+	c, err := r.Commit(ctx, id)
+	return c, old, err
 }

@@ -23,11 +23,23 @@ func newTestServer(t *testing.T) *Server {
 	return s
 }
 
-// Every rulebook endpoint has a handler and every handler an endpoint.
+// apiEndpoints are the rulebook endpoints under /api/v4; the token issuer's
+// and the registry host's are reference/registry's (TestRegistryHostServesRulebook).
+func apiEndpoints() []*specs.Endpoint {
+	var out []*specs.Endpoint
+	for _, e := range specs.Default().Endpoints {
+		if e.UnderAPI() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Every rulebook endpoint under /api/v4 has a handler and every handler an endpoint.
 func TestHandlersMatchRulebook(t *testing.T) {
 	newTestServer(t)
 	var fromBook, fromTable []string
-	for _, e := range specs.Default().Endpoints {
+	for _, e := range apiEndpoints() {
 		fromBook = append(fromBook, e.ID)
 	}
 	for id := range handlers {
@@ -50,7 +62,7 @@ func TestNewRefusesMismatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "zz.no-such-endpoint") {
 		t.Errorf("a handler without an endpoint: New error = %v", err)
 	}
-	id := specs.Default().Endpoints[0].ID
+	id := apiEndpoints()[0].ID
 	h := handlers[id]
 	delete(handlers, id)
 	_, err = New(st, Options{})
@@ -216,4 +228,80 @@ func TestAnswersBeforeRouting(t *testing.T) {
 			jsonMessage(t, w, c.method+" "+c.target)
 		}
 	}
+}
+
+// The route table lists every rulebook endpoint once, in the rulebook's
+// order, so a reader finds a row where the YAML puts the endpoint.
+func TestRoutesInRulebookOrder(t *testing.T) {
+	book := apiEndpoints()
+	if len(routes) != len(book) {
+		t.Fatalf("%d rows for %d endpoints under /api/v4", len(routes), len(book))
+	}
+	for i, e := range book {
+		if routes[i].ID != e.ID {
+			t.Fatalf("row %d is %s, the rulebook has %s there", i, routes[i].ID, e.ID)
+		}
+	}
+}
+
+// The mux and the rulebook's own matcher (which the suites and the proxy
+// use) pick the same endpoint for every path built from the templates with
+// values that are themselves literal segments of other templates, encoded
+// full paths and trailing slashes. HEAD falls back to GET in both, as the
+// mux serves GET routes for HEAD.
+func TestMuxAgreesWithRulebookMatcher(t *testing.T) {
+	s := newTestServer(t)
+	book := specs.Default()
+	byPattern := map[string]string{}
+	words := map[string]bool{"1": true, "a%2Fb": true, "x.y": true}
+	for _, e := range book.Endpoints {
+		if !e.UnderAPI() {
+			continue
+		}
+		byPattern[e.Method+" /api/v4"+e.Pattern()] = e.ID
+		for _, seg := range strings.Split(e.Path, "/") {
+			if seg != "" && !strings.HasPrefix(seg, ":") {
+				words[seg] = true
+			}
+		}
+	}
+	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	seen := map[string]bool{}
+	checked := 0
+	for _, e := range book.Endpoints {
+		if !e.UnderAPI() {
+			continue
+		}
+		for _, name := range append(placeholders(e), "") {
+			for w := range words {
+				for _, suffix := range []string{"", "/"} {
+					target := buildPath(e, "1", name, w) + suffix
+					if seen[target] {
+						continue
+					}
+					seen[target] = true
+					for _, m := range methods {
+						want := ""
+						if me := book.Match(m, strings.TrimPrefix(target, "/api/v4")); me != nil {
+							want = me.ID
+						} else if m == http.MethodHead {
+							if me := book.Match(http.MethodGet, strings.TrimPrefix(target, "/api/v4")); me != nil {
+								want = me.ID
+							}
+						}
+						_, pattern := s.mux.Handler(httptest.NewRequest(m, target, nil))
+						got := byPattern[pattern]
+						if !isCleanPath(target) || strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(target, "/") {
+							got = "" // ServeHTTP answers 404 rather than the mux's redirect
+						}
+						if got != want {
+							t.Errorf("%s %s: mux picks %q (%s), rulebook %q", m, target, got, pattern, want)
+						}
+						checked++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d paths, %d requests: mux and rulebook agree", len(seen), checked)
 }

@@ -8,20 +8,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"runners.list":     (*Server).listRunners,
-		"runners.all":      (*Server).listAllRunners,
-		"runners.get":      (*Server).getRunner,
-		"runners.update":   (*Server).updateRunner,
-		"runners.jobs":     (*Server).listRunnerJobs,
-		"runners.managers": (*Server).listRunnerManagers,
-		"runners.project":  (*Server).listProjectRunners,
-		"runners.group":    (*Server).listGroupRunners,
-		"runners.delete":   (*Server).deleteRunner,
-	})
-}
-
 // RunnerJSON is the list form of a runner (Resources, Runner). active and
 // ip_address are the deprecated fields: the negation of paused, and empty.
 type RunnerJSON struct {

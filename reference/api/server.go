@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"v4cert/reference/git"
+	"v4cert/reference/registry"
 	"v4cert/reference/store"
 	"v4cert/specs"
 )
@@ -33,6 +35,10 @@ type Options struct {
 	// RepoDir holds the projects' git repositories; empty uses a temporary
 	// directory that Close removes.
 	RepoDir string
+	// Registry is the registry host the server mounts at /v2/ and
+	// /jwt/auth and whose content the project API reads; nil builds an
+	// in-memory one that Close closes.
+	Registry *registry.Registry
 }
 
 // DefaultMaxQueryBytes is the query-string limit unless configured.
@@ -47,7 +53,13 @@ type Server struct {
 	limiter *limiter
 	routes  map[string]*route
 	repos   *git.Manager
-	clock   store.Clock
+	// registry is the registry host; ownRegistry when New built it.
+	registry    *registry.Registry
+	ownRegistry bool
+	// refHooks hear of every ref a write moved (RefsMoved).
+	refHooksMu sync.Mutex
+	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
+	clock      store.Clock
 }
 
 type route struct {
@@ -74,25 +86,34 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		s.limiter = newLimiter(opts.RateLimit)
 	}
 	for _, e := range s.book.Endpoints {
+		if !e.UnderAPI() {
+			// The registry host and its token issuer (reference/registry)
+			// serve these; TestRegistryHostServesRulebook holds it to them.
+			continue
+		}
 		h, ok := handlers[e.ID]
 		if !ok {
 			return nil, fmt.Errorf("endpoint %s (%s %s) has no handler", e.ID, e.Method, e.Path)
 		}
 		rt := &route{endpoint: e, handle: h}
 		s.routes[e.ID] = rt
-		if !e.UnderAPI() {
-			continue // the registry host routes these itself (registry_native.go)
-		}
 		pattern := e.Method + " /api/v4" + e.Pattern()
 		if err := register(s.mux, pattern, s.serveRoute(rt)); err != nil {
 			return nil, fmt.Errorf("endpoint %s: %w", e.ID, err)
 		}
 	}
-	s.mountRegistryHost()
 	for id := range handlers {
-		if s.book.Endpoint(id) == nil {
-			return nil, fmt.Errorf("handler %s has no endpoint in the rulebook", id)
+		if e := s.book.Endpoint(id); e == nil || !e.UnderAPI() {
+			return nil, fmt.Errorf("handler %s has no endpoint under /api/v4 in the rulebook", id)
 		}
+	}
+	s.registry = opts.Registry
+	if s.registry == nil {
+		reg, err := registry.New(st, registry.Options{ExternalURL: opts.ExternalURL})
+		if err != nil {
+			return nil, err
+		}
+		s.registry, s.ownRegistry = reg, true
 	}
 	return s, nil
 }
@@ -135,6 +156,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, tooManyRequests(retry))
 			return
 		}
+	}
+	if registry.Handles(r.URL.Path) {
+		s.registry.ServeHTTP(w, r)
+		return
+	}
+	if fullPath, service, ok := gitHTTPPath(r.URL.Path); ok {
+		s.serveGitHTTP(w, r, fullPath, service)
+		return
 	}
 	// The mux would redirect an unclean path (//, /./, /../) or one missing
 	// the trailing slash of a {$} pattern; the spec knows no such redirect,

@@ -14,18 +14,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"topics.list":   (*Server).listTopics,
-		"topics.get":    (*Server).getTopic,
-		"topics.create": (*Server).createTopic,
-		"topics.edit":   (*Server).editTopic,
-		"topics.delete": (*Server).deleteTopic,
-		"topics.merge":  (*Server).mergeTopics,
-		"topics.avatar": (*Server).getTopicAvatar,
-	})
-}
-
 // TopicJSON is the Topic resource.
 type TopicJSON struct {
 	ID                 int     `json:"id"`

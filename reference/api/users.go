@@ -10,20 +10,6 @@ import (
 	"v4cert/reference/store"
 )
 
-func init() {
-	addHandlers(map[string]handler{
-		"users.list":                  (*Server).listUsers,
-		"users.get":                   (*Server).getUser,
-		"users.current":               (*Server).currentUser,
-		"users.create":                (*Server).createUser,
-		"users.delete":                (*Server).deleteUser,
-		"users.block":                 (*Server).blockUser,
-		"users.unblock":               (*Server).unblockUser,
-		"users.tokens.create":         (*Server).createPersonalAccessToken,
-		"users.custom-attributes.set": (*Server).setUserCustomAttribute,
-	})
-}
-
 // ListUsersOptions are the filters of GET /users.
 type ListUsersOptions struct {
 	Username, Search                              *string
@@ -261,6 +247,9 @@ func (s *Server) createUser(c *Ctx) error {
 		e := badRequest("password, reset_password, force_random_password are missing, at least one parameter must be provided")
 		e.Body["error"] = "password, reset_password, force_random_password are missing, at least one parameter must be provided"
 		return e
+	}
+	if len(n.Password) >= 8 {
+		n.PasswordHash = store.HashPassword(n.Password) // bcrypt outside the lock
 	}
 	return s.store.Write(func(d *store.Data) error {
 		if samlGroup != nil {

@@ -1,17 +1,19 @@
 package store
 
 import (
-	"encoding/json"
+	"errors"
 	"regexp"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"v4cert/reference/access"
 )
 
-// RegistryRepository is one container image repository of a project; it comes
-// to exist when the first manifest is pushed to its name.
+// RegistryRepository is the project API's record of one container image
+// repository of a project: its id, its name and its state. It comes to exist
+// when the registry host accepts the first manifest pushed to its name; its
+// tags, digests and sizes live in the registry itself (reference/registry).
 type RegistryRepository struct {
 	ID        int
 	ProjectID int
@@ -19,36 +21,9 @@ type RegistryRepository struct {
 	CreatedAt time.Time
 	// Status is empty (null) or delete_scheduled (States: registry repository).
 	Status string
-	Tags   map[string]*RegistryTag
-	// bulkDeleteAt is when the last bulk tag delete ran; zero when never (Limits).
-	bulkDeleteAt time.Time
+	// LastBulkDeleteAt is when the last bulk tag delete ran; zero when never (Limits).
+	LastBulkDeleteAt time.Time
 }
-
-// RegistryTag names one manifest of a repository.
-type RegistryTag struct {
-	Name         string
-	Digest       string // sha256:<hex> of the manifest
-	ConfigDigest string
-	// CreatedAt is the image's creation time from its config, not the push time
-	// (bulk delete rule 2); the push time when the config names none.
-	CreatedAt time.Time
-	TotalSize int64
-	Manifest  []byte
-}
-
-// RegistryToken is a bearer of the registry host, issued by the token issuer
-// for one scope (Authentication 4). UserID 0 is an anonymous pull.
-type RegistryToken struct {
-	Secret  string
-	UserID  int
-	Image   string   // repository:<Image>:<actions>; empty for the catalog
-	Actions []string // granted actions: pull, push, delete, or * for the catalog
-	Catalog bool
-	Expires time.Time
-}
-
-// RegistryTokenLife is how long a registry bearer lives ("short-lived").
-const RegistryTokenLife = 5 * time.Minute
 
 // BulkDeleteInterval is how often bulk tag deletion may run per repository (Limits).
 const BulkDeleteInterval = time.Hour
@@ -61,15 +36,6 @@ type BulkDeleteTooSoon struct{}
 
 func (*BulkDeleteTooSoon) Error() string {
 	return "This request has already been made. You can run this at most once an hour for a given container repository"
-}
-
-func (d *Data) registryInit() {
-	if d.registryRepos == nil {
-		d.registryRepos = map[int]*RegistryRepository{}
-		d.registryBlobs = map[string][]byte{}
-		d.registryUploads = map[string]string{}
-		d.registryTokens = map[string]*RegistryToken{}
-	}
 }
 
 // RegistryRepositories lists a project's repositories by ascending id.
@@ -97,20 +63,23 @@ func (d *Data) RegistryRepositoryByName(projectID int, name string) *RegistryRep
 	return nil
 }
 
-// RegistryRepositoryPath is the image path: the project's full path, then the name.
+// RegistryRepositoryPath is the image path: the project's full path in lower
+// case (image names are lower case), then the name.
 func (d *Data) RegistryRepositoryPath(r *RegistryRepository) string {
 	p := d.Project(r.ProjectID)
 	if p == nil {
 		return r.Name
 	}
+	full := strings.ToLower(d.ProjectFullPath(p))
 	if r.Name == "" {
-		return d.ProjectFullPath(p)
+		return full
 	}
-	return d.ProjectFullPath(p) + "/" + r.Name
+	return full + "/" + r.Name
 }
 
 // ImageProject splits an image path into the project it belongs to and the
-// repository name inside it; the longest project path wins.
+// repository name inside it; the longest project path wins. Project paths
+// match case-insensitively, since image names are lower case.
 func (d *Data) ImageProject(image string) (*Project, string) {
 	segs := strings.Split(image, "/")
 	for n := len(segs); n >= 1; n-- {
@@ -121,29 +90,23 @@ func (d *Data) ImageProject(image string) (*Project, string) {
 	return nil, ""
 }
 
-// RegistryTagsByName lists a repository's tags by ascending name.
-func (r *RegistryRepository) RegistryTagsByName() []*RegistryTag {
-	out := make([]*RegistryTag, 0, len(r.Tags))
-	for _, t := range r.Tags {
-		out = append(out, t)
+// RecordRegistryRepository notes that the registry host holds a manifest
+// under image name of project p, creating the repository record on the first
+// push to that name (or after a scheduled delete removed the earlier one).
+func (d *Data) RecordRegistryRepository(p *Project, name string) *RegistryRepository {
+	if d.registryRepos == nil {
+		d.registryRepos = map[int]*RegistryRepository{}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// Size is the deduplicated size of all images: every distinct blob once.
-func (d *Data) RegistryRepositorySize(r *RegistryRepository) int64 {
-	seen := map[string]bool{}
-	var n int64
-	for _, t := range r.Tags {
-		for _, b := range manifestBlobs(t.Manifest) {
-			if !seen[b.Digest] {
-				seen[b.Digest] = true
-				n += b.Size
-			}
-		}
+	r := d.RegistryRepositoryByName(p.ID, name)
+	if r != nil && r.Status == "" {
+		return r
 	}
-	return n
+	if r != nil {
+		delete(d.registryRepos, r.ID)
+	}
+	r = &RegistryRepository{ID: d.next("registry_repository"), ProjectID: p.ID, Name: name, CreatedAt: d.Now()}
+	d.registryRepos[r.ID] = r
+	return r
 }
 
 // ScheduleRegistryRepositoryDelete marks a repository delete_scheduled; the
@@ -152,15 +115,21 @@ func (d *Data) RegistryRepositorySize(r *RegistryRepository) int64 {
 func (d *Data) ScheduleRegistryRepositoryDelete(r *RegistryRepository) { r.Status = "delete_scheduled" }
 
 // ReapRegistryRepositories removes the scheduled repositories among rs, once a
-// read has shown them in their scheduled state.
-func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) {
+// read has shown them in their scheduled state, and returns the image paths
+// whose content the caller removes from the registry.
+func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) []string {
+	var images []string
 	for _, r := range rs {
 		if r.Status == "delete_scheduled" {
+			images = append(images, d.RegistryRepositoryPath(r))
 			delete(d.registryRepos, r.ID)
 		}
 	}
+	return images
 }
 
+// dropRegistry forgets a deleted project's repositories; the API removes their
+// content from the registry host.
 func (d *Data) dropRegistry(projectID int) {
 	for id, r := range d.registryRepos {
 		if r.ProjectID == projectID {
@@ -169,78 +138,15 @@ func (d *Data) dropRegistry(projectID int) {
 	}
 }
 
-// PutRegistryBlob stores a blob under its digest (content-addressed).
-func (d *Data) PutRegistryBlob(digest string, content []byte) {
-	d.registryInit()
-	d.registryBlobs[digest] = slices.Clone(content)
-}
-
-// RegistryBlob returns a blob's content, or nil when it was never uploaded.
-func (d *Data) RegistryBlob(digest string) ([]byte, bool) {
-	b, ok := d.registryBlobs[digest]
-	return b, ok
-}
-
-// StartRegistryUpload opens an upload session for an image and returns its id.
-func (d *Data) StartRegistryUpload(image string) string {
-	d.registryInit()
-	id := "upload-" + strconv.Itoa(d.next("registry_upload"))
-	d.registryUploads[id] = image
-	return id
-}
-
-// RegistryUpload returns the image of an open upload session.
-func (d *Data) RegistryUpload(id string) (string, bool) {
-	img, ok := d.registryUploads[id]
-	return img, ok
-}
-
-// FinishRegistryUpload closes an upload session.
-func (d *Data) FinishRegistryUpload(id string) { delete(d.registryUploads, id) }
-
-// PutRegistryTag stores a manifest under a tag, creating the repository on the
-// first push to its name (how repositories and tags come to exist).
-func (d *Data) PutRegistryTag(p *Project, name string, t *RegistryTag) *RegistryRepository {
-	d.registryInit()
-	r := d.RegistryRepositoryByName(p.ID, name)
-	if r == nil || r.Status != "" {
-		if r != nil {
-			delete(d.registryRepos, r.ID)
-		}
-		r = &RegistryRepository{ID: d.next("registry_repository"), ProjectID: p.ID, Name: name,
-			CreatedAt: d.Now(), Tags: map[string]*RegistryTag{}}
-		d.registryRepos[r.ID] = r
+// StartBulkDelete takes the hourly lease of a repository's bulk tag delete
+// (Limits: at most once per hour per container repository).
+func (d *Data) StartBulkDelete(r *RegistryRepository) error {
+	now := d.Now()
+	if !r.LastBulkDeleteAt.IsZero() && now.Sub(r.LastBulkDeleteAt) < BulkDeleteInterval {
+		return ErrBulkDeleteTooSoon
 	}
-	r.Tags[t.Name] = t
-	return r
-}
-
-// DeleteRegistryTag removes a tag; its blobs stay until garbage collection.
-func (d *Data) DeleteRegistryTag(r *RegistryRepository, name string) { delete(r.Tags, name) }
-
-// AddRegistryToken keeps an issued bearer.
-func (d *Data) AddRegistryToken(t *RegistryToken) {
-	d.registryInit()
-	d.registryTokens[t.Secret] = t
-}
-
-// RegistryTokenBySecret returns a bearer that has not expired, or nil.
-func (d *Data) RegistryTokenBySecret(secret string) *RegistryToken {
-	t := d.registryTokens[secret]
-	if t == nil || d.Now().After(t.Expires) {
-		return nil
-	}
-	return t
-}
-
-// AllRegistryRepositories lists every repository by ascending id (the catalog).
-func (d *Data) AllRegistryRepositories() []*RegistryRepository {
-	out := make([]*RegistryRepository, 0, len(d.registryRepos))
-	for _, r := range d.registryRepos {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	r.LastBulkDeleteAt = now
+	return nil
 }
 
 // BulkDeleteTags are the criteria of a bulk tag delete; nil regexes are absent.
@@ -250,22 +156,25 @@ type BulkDeleteTags struct {
 	OlderThan    *time.Duration
 }
 
-// BulkDeleteRegistryTags applies bulk delete rules 2 to 7 and returns the
-// names removed. It runs at most once per hour per repository.
-func (d *Data) BulkDeleteRegistryTags(r *RegistryRepository, c BulkDeleteTags) ([]string, error) {
-	now := d.Now()
-	if !r.bulkDeleteAt.IsZero() && now.Sub(r.bulkDeleteAt) < BulkDeleteInterval {
-		return nil, ErrBulkDeleteTooSoon
-	}
-	r.bulkDeleteAt = now
-	var cands []*RegistryTag
-	for _, t := range r.Tags {
+// TagAge is a tag's name and its image's creation time.
+type TagAge struct {
+	Name      string
+	CreatedAt time.Time
+}
+
+// Select applies bulk delete rules 2 to 6 to tags and returns the names to
+// remove, sorted: whole-name matches of the delete regex that the keep regex
+// spares, never latest, less the KeepN newest by image creation time, and
+// only those created before now less OlderThan.
+func (c BulkDeleteTags) Select(tags []TagAge, now time.Time) []string {
+	var cands []TagAge
+	for _, t := range tags {
 		if t.Name == "latest" || !c.Delete.MatchString(t.Name) || (c.Keep != nil && c.Keep.MatchString(t.Name)) {
 			continue
 		}
 		cands = append(cands, t)
 	}
-	// Newest first by manifest creation time; the name breaks ties so equal
+	// Newest first by image creation time; the name breaks ties so equal
 	// times give the same answer every run.
 	sort.Slice(cands, func(i, j int) bool {
 		if !cands[i].CreatedAt.Equal(cands[j].CreatedAt) {
@@ -276,37 +185,70 @@ func (d *Data) BulkDeleteRegistryTags(r *RegistryRepository, c BulkDeleteTags) (
 	if c.KeepN != nil {
 		cands = cands[min(max(*c.KeepN, 0), len(cands)):]
 	}
-	var removed []string
+	var out []string
 	for _, t := range cands {
 		if c.OlderThan != nil && !t.CreatedAt.Before(now.Add(-*c.OlderThan)) {
 			continue
 		}
-		delete(r.Tags, t.Name)
-		removed = append(removed, t.Name)
+		out = append(out, t.Name)
 	}
-	sort.Strings(removed)
-	return removed, nil
+	sort.Strings(out)
+	return out
 }
 
-// ManifestBlob is one blob a manifest references.
-type ManifestBlob struct {
-	Digest string `json:"digest"`
-	Size   int64  `json:"size"`
-}
+// What a caller does with a project's registry, with the platform's
+// permission names: read_container_image, create_container_image and
+// destroy_container_image (Developer), admin_container_image (Maintainer).
+const (
+	RegistryRead   = access.None
+	RegistryPush   = access.Developer
+	RegistryDelete = access.Developer
+	RegistryAdmin  = access.Maintainer
+)
 
-// ImageManifest is the part of an image manifest (schema 2) the registry reads.
-type ImageManifest struct {
-	SchemaVersion int            `json:"schemaVersion"`
-	MediaType     string         `json:"mediaType"`
-	Config        ManifestBlob   `json:"config"`
-	Layers        []ManifestBlob `json:"layers"`
-}
+// Sentinel errors of RegistryAccess; the HTTP layers map them.
+var (
+	// ErrRegistryHidden: the caller may not see the project (404), or a job
+	// token reached past its own project.
+	ErrRegistryHidden = errors.New("registry: project not found")
+	// ErrRegistryDenied: the caller sees the project but not this use of
+	// its registry (401 anonymous, 403 signed in).
+	ErrRegistryDenied = errors.New("registry: access denied")
+)
 
-// manifestBlobs lists the config and layers of a stored manifest.
-func manifestBlobs(raw []byte) []ManifestBlob {
-	var m ImageManifest
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
+// RegistryAccess applies the registry's visibility values and roles to u
+// (nil: anonymous) needing need in p: disabled turns the registry off for
+// everyone, private needs Reporter to read, enabled lets everyone who sees
+// the project read; pushing and deleting need Developer and a project that
+// is not archived, administration Maintainer. Administrators rank above
+// every role. A CI job token (jobProject, 0 for none) reaches only the
+// registry of its own project (Authentication 2).
+func (d *Data) RegistryAccess(u *User, jobProject int, p *Project, need Level) error {
+	if jobProject != 0 && jobProject != p.ID {
+		return ErrRegistryHidden
 	}
-	return append([]ManifestBlob{m.Config}, m.Layers...)
+	if !d.CanSeeProject(u, p) {
+		return ErrRegistryHidden
+	}
+	if p.ContainerRegistryAccessLevel == "disabled" {
+		return ErrRegistryDenied
+	}
+	if need == RegistryRead && p.ContainerRegistryAccessLevel == "private" {
+		need = access.Reporter
+	}
+	role := access.None
+	switch {
+	case u == nil:
+	case u.Admin:
+		role = access.Admin
+	default:
+		role = d.ProjectAccess(u, p)
+	}
+	if need > RegistryRead && role < need {
+		return ErrRegistryDenied
+	}
+	if need >= RegistryPush && p.Archived {
+		return ErrRegistryDenied
+	}
+	return nil
 }

@@ -126,11 +126,9 @@ type Data struct {
 
 	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
 
-	// container registry (registry.go); nil until the first push or token
-	registryRepos   map[int]*RegistryRepository // by id
-	registryBlobs   map[string][]byte           // by digest
-	registryUploads map[string]string           // upload id -> image path
-	registryTokens  map[string]*RegistryToken   // by secret
+	// container registry (registry.go): the project API's records of the
+	// registry host's repositories; nil until the first push
+	registryRepos map[int]*RegistryRepository // by id
 
 	samlProviders map[int]int // top-level group id -> SAML provider id (bots.go)
 }

@@ -1,0 +1,109 @@
+package specs
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMatchRequest(t *testing.T) {
+	expectMatches(t, "MatchRequest", Default().MatchRequest, []matchCase{
+		{"GET", "/api/v4/users", "users.list"},
+		{"GET", "/api/v4/users?per_page=2", "users.list"},
+		{"GET", "/api/v4/groups/a%2Fb/members", "members.group.list"},
+		{"GET", "/api/v4/groups/a/b/members", ""}, // un-encoded: no endpoint (Endpoints 2)
+		{"HEAD", "/api/v4/projects/1/repository/files/a.txt", "files.head"},
+		{"HEAD", "/api/v4/users/1", "users.get"}, // HEAD as GET
+		{"GET", "/jwt/auth", "registry.native.auth"},
+		{"DELETE", "/v2/group/project/image/manifests/v1", "registry.native.manifest-delete"},
+		{"GET", "/v2/_catalog", "registry.native.catalog"},
+		{"GET", "/api/v4x/users", ""},
+		{"GET", "/elsewhere", ""},
+	})
+}
+
+func TestExpectBody(t *testing.T) {
+	b := Default()
+	projects := b.Endpoint("groups.projects")
+	user := b.Endpoint("users.get")
+	for _, c := range []struct {
+		e                   *Endpoint
+		method, path, query string
+		status              int
+		want                BodyRule
+	}{
+		{projects, "GET", "/api/v4/groups/1/projects", "", 200, BodyRule{Schema: "project_embedded", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=true", 200, BodyRule{Schema: "project_simple", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=false", 200, BodyRule{Schema: "project_embedded", Array: true}},
+		{user, "GET", "/api/v4/users/1", "", 404, BodyRule{Schema: ErrorSchema, MayBeEmpty: true}},
+		{nil, "GET", "/api/v4/nothing", "", 404, BodyRule{Schema: ErrorSchema, MayBeEmpty: true}},
+		{nil, "GET", "/elsewhere", "", 404, BodyRule{}},
+		{user, "HEAD", "/api/v4/users/1", "", 200, BodyRule{}},
+		{user, "GET", "/api/v4/users/1", "", 204, BodyRule{MustBeEmpty: true}},
+		{user, "GET", "/api/v4/users/1", "", 201, BodyRule{}}, // not its success status
+	} {
+		if got := ExpectBody(c.e, c.method, c.path, c.query, c.status); got != c.want {
+			t.Errorf("%s %s?%s → %d: %+v, want %+v", c.method, c.path, c.query, c.status, got, c.want)
+		}
+	}
+}
+
+func TestDeprecatedIn(t *testing.T) {
+	b := Default()
+	del := b.Endpoint("registry.tags.bulk-delete")
+	if got := del.DeprecatedIn(map[string][]string{"name_regex": {".*"}}); len(got) != 1 || got[0].String() != "parameter name_regex is deprecated (use name_regex_delete)" {
+		t.Errorf("name_regex: %v", got)
+	}
+	if got := del.DeprecatedIn(map[string][]string{"name_regex_delete": {".*"}}); len(got) != 0 {
+		t.Errorf("name_regex_delete: %v", got)
+	}
+	list := b.Endpoint("runners.list")
+	if got := list.DeprecatedIn(map[string][]string{"status": {"active"}, "type": {"instance_type"}}); len(got) != 1 || got[0].Value != "active" {
+		t.Errorf("status=active: %v", got)
+	}
+	if got := list.DeprecatedIn(map[string][]string{"status": {"online"}}); len(got) != 0 {
+		t.Errorf("status=online: %v", got)
+	}
+	if !del.HasDeprecatedParams() || b.Endpoint("users.get").HasDeprecatedParams() {
+		t.Error("HasDeprecatedParams")
+	}
+}
+
+func TestSecretPolicy(t *testing.T) {
+	for name, want := range map[string]bool{
+		"password": true, "user[password]": true, "PRIVATE-TOKEN": true, "private_token": true, "runners_token": true,
+		"token[]": true, "key": true, "api_key": true, "X-Api-Key": true, "passphrase": true, "otp": true, "otp_attempt": true,
+		"client_secret": true, "credentials": true, "token_expires_at": false, "password_expires_at": false, "name": false,
+		"keyset": false, "tokens_count": false,
+	} {
+		if IsSecretName(name) != want {
+			t.Errorf("IsSecretName(%q) = %v", name, !want)
+		}
+	}
+	for _, c := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"password", "hunter2", true}, {"password", "", false}, {"reset_password", "true", false},
+		{"key", "shirt", false}, {"key", "ssh-ed25519 AAAAC3Nza", true}, {"key", strings.Repeat("k", 24), true},
+		{"token", Redacted, false},
+	} {
+		if IsSecretValue(c.name, c.value) != c.want {
+			t.Errorf("IsSecretValue(%q, %q) = %v", c.name, c.value, !c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"https://user:pw@host/x.git":          "https://" + Redacted + "@host/x.git",
+		"https://*****:*****@host/x.git":      "https://*****:*****@host/x.git",
+		"token glpat-abcdef123456 here":       "token " + Redacted + " here",
+		"glrt-short":                          "glrt-short",
+		"global glue-x":                       "global glue-x",
+		"no secret at all, just text@example": "no secret at all, just text@example",
+	} {
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !IsSecretHeader("Job-Token") || !IsSecretHeader("x-svc-captcha-response") || IsSecretHeader("Content-Type") {
+		t.Error("IsSecretHeader")
+	}
+}
