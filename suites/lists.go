@@ -86,9 +86,6 @@ type defaultRow struct {
 	As      string   // caller, from the world's As
 	Fields  []string // item fields whose values the comparison holds too
 	Base    string   // a raw query replacing the world's base query for this row
-	// OtherSchema is the schema of the answer to the other value when it is
-	// not the endpoint's (simple=true answers the simple project form).
-	OtherSchema string
 }
 
 // filterRow checks one filter.
@@ -105,8 +102,12 @@ type filterRow struct {
 	Base    string   // a raw query replacing the world's base query for this row
 }
 
+// The rows are built in an init function, which runs once every package
+// variable, the registry's entries included, is set.
+func init() { describeTables() }
+
 // describeTables builds the rows from the rulebook and the registry.
-func describeTables() bool {
+func describeTables() {
 	byBuilder := map[*worldBuilder][]*specs.Endpoint{}
 	var builders []*worldBuilder
 	for _, e := range book.Endpoints {
@@ -122,10 +123,7 @@ func describeTables() bool {
 	for _, b := range builders {
 		describeWorld(b, byBuilder[b])
 	}
-	return true
 }
-
-var _ = describeTables()
 
 func describeWorld(b *worldBuilder, endpoints []*specs.Endpoint) {
 	Describe("Table rows over "+b.Name, Ordered, ContinueOnFailure, func() {
@@ -219,13 +217,13 @@ func (w *listWorld) query(extra url.Values) url.Values {
 }
 
 // get reads the world's path with the base query and extra.
-func (w *listWorld) get(ctx SpecContext, by *Client, extra url.Values, opts ...Opt) *Response {
+func (w *listWorld) get(ctx SpecContext, by *Client, extra url.Values) *Response {
 	GinkgoHelper()
 	q := w.query(extra)
-	if len(q) > 0 {
-		opts = append(opts, RawQ(q.Encode()))
+	if len(q) == 0 {
+		return by.Get(ctx, w.Path)
 	}
-	return by.Get(ctx, w.Path, opts...)
+	return by.Get(ctx, w.Path, RawQ(q.Encode()))
 }
 
 // keys names the items of an array answer.
@@ -392,7 +390,7 @@ func checkDefault(ctx SpecContext, e *specs.Endpoint, w *listWorld, p *specs.Par
 		Expect(ok).To(BeTrue(), "a row of a %s default names the other value", p.Type)
 		other = !b
 	}
-	send := func(params map[string]any, opts ...Opt) *Response {
+	send := func(params map[string]any) *Response {
 		if act := w.Acts[p.Name]; act != nil {
 			return act(ctx, params)
 		}
@@ -407,22 +405,17 @@ func checkDefault(ctx SpecContext, e *specs.Endpoint, w *listWorld, p *specs.Par
 			q.Set(k, fmt.Sprint(v))
 		}
 		if e.Method == http.MethodHead {
+			var opts []Opt
 			if enc := w.query(q).Encode(); enc != "" {
 				opts = append(opts, RawQ(enc))
 			}
 			return w.caller(row.As).Head(ctx, w.Path, opts...)
 		}
-		return w.get(ctx, w.caller(row.As), q, opts...)
+		return w.get(ctx, w.caller(row.As), q)
 	}
 	absent := send(nil)
 	def := send(map[string]any{p.Name: p.Default})
-	var changed *Response
-	if row.OtherSchema != "" {
-		changed = send(map[string]any{p.Name: other}, Unchecked())
-		Expect(changed).To(MatchSchema(row.OtherSchema, e.Array))
-	} else {
-		changed = send(map[string]any{p.Name: other})
-	}
+	changed := send(map[string]any{p.Name: other})
 	for _, r := range []*Response{absent, def, changed} {
 		Expect(r.Status).To(BeNumerically("<", 500), "%s", r)
 	}

@@ -637,7 +637,7 @@ var _ = register(map[string]*listFixture{
 		Defaults: map[string]defaultRow{
 			"order_by":                    {Rule: "groups.projects.5", Other: "name"},
 			"sort":                        {Rule: "groups.projects.5", Other: "asc"},
-			"simple":                      {Rule: "groups.projects.9", OtherSchema: "project_simple"},
+			"simple":                      {Rule: "groups.projects.9"},
 			"owned":                       {Rule: "groups.projects.10"},
 			"starred":                     {Rule: "groups.projects.11"},
 			"with_issues_enabled":         {Rule: "groups.projects.13"},
