@@ -9,7 +9,7 @@ PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 OUT     ?= out/certify
 
-.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy bench fuzz clean certify certify-reference lint-openapi
+.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -24,7 +24,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit suites suites-ratelimit suites-mutations suites-proxy certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the suites with traceability, certify of the reference
+test: vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -68,6 +68,14 @@ suites-proxy: ## the suites through the proxy: record a cassette, replay it with
 		$(GO) test -count=1 -run 'TestSuiteVerdictsMatch|TestFastMatchesLibrary' ./proxy
 	$(GO) run ./cmd/v4cert validate --summary $(PROXY_OUT)/validate-summary.json $(PROXY_OUT)/suites.yaml > $(PROXY_OUT)/validate.txt || { grep -v ' warning ' $(PROXY_OUT)/validate.txt | tail -40; exit 1; }
 	@grep -m1 'exchanges:' $(PROXY_OUT)/validate.txt
+
+suites-persist: ## the suites against a reference with --data-dir, every write checked against what was stored (a forgotten d.Touch fails it)
+	@rm -rf out/persist && mkdir -p out/persist
+	V4CERT_DATA_DIR=$(abspath out/persist)/data $(GINKGO) --procs=1 --no-color --silence-skips --label-filter='!heavy' \
+		./suites > out/persist/suites.log 2>&1 || { tail -50 out/persist/suites.log; exit 1; }
+	@# A handler that answered before its write was checked still passes its spec: the log tells.
+	@if grep -m5 'a write changed records' out/persist/suites.log; then exit 1; fi
+	@grep -m1 'Passed |' out/persist/suites.log
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s): parameters, endpoints, the proxy's compiled schema checks against the library, redaction
 	@for t in $$($(GO) test -list 'Fuzz.*' ./reference/params | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} ./reference/params || exit 1; done

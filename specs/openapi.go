@@ -417,7 +417,16 @@ func paramSchema(p Param) map[string]any {
 	case "date":
 		s = map[string]any{"type": "string", "format": "date"}
 	case "array":
-		s = map[string]any{"type": "array", "items": map[string]any{}}
+		items := map[string]any{}
+		switch p.Items {
+		case "integer":
+			items["type"] = "integer"
+		case "hash":
+			items["type"] = "object"
+		case "string":
+			items["type"] = "string"
+		}
+		s = map[string]any{"type": "array", "items": items}
 	case "hash":
 		s = map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}
 	case "file":
@@ -426,9 +435,8 @@ func paramSchema(p Param) map[string]any {
 		s = map[string]any{"type": "string"}
 	}
 	if len(p.Values) > 0 {
-		if p.Type == "array" {
-			// The allowed values are those of each element (scope[]=failed&scope[]=success).
-			s["items"] = map[string]any{"type": "string", "enum": p.Values}
+		if items, ok := s["items"].(map[string]any); ok {
+			items["enum"] = p.Values // the value set of each element
 		} else {
 			s["enum"] = p.Values
 		}

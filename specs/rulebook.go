@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,14 +20,22 @@ import (
 var files embed.FS
 
 // Param is one documented parameter of an endpoint.
+// The reference binds these declarations: a request that misses a required
+// parameter, or gives one of another type or outside Values, is refused
+// before any handler runs.
 type Param struct {
-	Name     string   `yaml:"name" json:"name"`
-	Type     string   `yaml:"type" json:"type"` // string, integer, boolean, datetime, date, array, hash, file
-	Required bool     `yaml:"required,omitempty" json:"required,omitempty"`
-	Default  any      `yaml:"default,omitempty" json:"default,omitempty"`
-	Values   []string `yaml:"values,omitempty" json:"values,omitempty"`
-	Admin    bool     `yaml:"admin,omitempty" json:"admin,omitempty"` // honoured for administrators only
-	Paid     bool     `yaml:"paid,omitempty" json:"paid,omitempty"`
+	Name string `yaml:"name" json:"name"`
+	Type string `yaml:"type" json:"type"` // string, integer, boolean, datetime, date, array, hash, file
+	// Items is the element type of an array: string (the default), integer, or hash.
+	Items    string `yaml:"items,omitempty" json:"items,omitempty"`
+	Required bool   `yaml:"required,omitempty" json:"required,omitempty"`
+	// RequiredUnless names an alternative that stands in for a required
+	// parameter when given (a deprecated alias such as name_regex).
+	RequiredUnless string   `yaml:"required_unless,omitempty" json:"required_unless,omitempty"`
+	Default        any      `yaml:"default,omitempty" json:"default,omitempty"`
+	Values         []string `yaml:"values,omitempty" json:"values,omitempty"`
+	Admin          bool     `yaml:"admin,omitempty" json:"admin,omitempty"` // honoured for administrators only
+	Paid           bool     `yaml:"paid,omitempty" json:"paid,omitempty"`
 	// Deprecated marks a parameter the spec deprecates (Versioning 6), such
 	// as name_regex; ReplacedBy names its successor when there is one.
 	Deprecated bool   `yaml:"deprecated,omitempty" json:"deprecated,omitempty"`
@@ -89,6 +98,13 @@ type Rulebook struct {
 	endpoints map[string]*Endpoint
 	rules     map[string]*Rule
 }
+
+// paramTypes are the spec's parameter types (Resources: "Types"); itemTypes
+// the element types an array may declare.
+var (
+	paramTypes = []string{"string", "integer", "boolean", "datetime", "date", "array", "hash", "file"}
+	itemTypes  = []string{"string", "integer", "hash"}
+)
 
 // idPattern keeps IDs usable as Ginkgo labels, which reject &|!,()/ and spaces.
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(\.[a-z0-9_-]+)+$`)
@@ -199,6 +215,17 @@ func (b *Rulebook) addEndpoint(e *Endpoint) error {
 			return fmt.Errorf("endpoint %s: variant %+v needs a declared parameter and a schema", e.ID, v)
 		}
 	}
+	for _, p := range e.Params {
+		if !slices.Contains(paramTypes, p.Type) {
+			return fmt.Errorf("endpoint %s: parameter %s: type %q", e.ID, p.Name, p.Type)
+		}
+		if p.Items != "" && (p.Type != "array" || !slices.Contains(itemTypes, p.Items)) {
+			return fmt.Errorf("endpoint %s: parameter %s: items %q", e.ID, p.Name, p.Items)
+		}
+		if p.RequiredUnless != "" && (!p.Required || e.Param(p.RequiredUnless) == nil) {
+			return fmt.Errorf("endpoint %s: parameter %s: required_unless needs required and a declared alternative", e.ID, p.Name)
+		}
+	}
 	e.segments = splitPath(e.Path)
 	b.endpoints[e.ID] = e
 	b.Endpoints = append(b.Endpoints, e)
@@ -278,6 +305,18 @@ func (e *Endpoint) Param(name string) *Param {
 		}
 	}
 	return nil
+}
+
+// InPath reports whether name is one of the endpoint's path placeholders
+// (`:name`, or `*name` on the registry host): the router matches those, and
+// the other parameters travel in the query or the body.
+func (e *Endpoint) InPath(name string) bool {
+	for _, s := range e.segments {
+		if (strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*")) && s[1:] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Allows reports whether status is one the endpoint may answer.

@@ -230,10 +230,12 @@ func describeAwardEmoji(f awardForm) {
 			Expect(api.Get(ctx, w.A.reaction(999999999))).To(HaveStatus(http.StatusNotFound))
 		})
 
-		It("needs credentials, hides private projects from non-members and answers a Guest", Label("rule:award_emoji.get.3"), func(ctx SpecContext) {
+		It("answers anonymous callers on public awardables, hides private projects from non-members and answers a Guest", Label("rule:award_emoji.get.3"), func(ctx SpecContext) {
 			pub := newAwardWorld(ctx, f, "public")
 			pubID := react(ctx, api, pub.A, "thumbsup")
-			Expect(api.Anonymous().Get(ctx, pub.A.reaction(pubID))).To(HaveStatus(http.StatusUnauthorized))
+			anon := api.Anonymous().Get(ctx, pub.A.reaction(pubID))
+			Expect(anon).To(HaveStatus(http.StatusOK))
+			Expect(anon.Get("id").Int()).To(BeEquivalentTo(pubID))
 			Expect(pub.Outsider.Get(ctx, pub.A.reaction(pubID))).To(HaveStatus(http.StatusOK))
 			w := newAwardWorld(ctx, f, "private")
 			id := react(ctx, api, w.A, "thumbsup")

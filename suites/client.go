@@ -124,6 +124,12 @@ func Body(v any) Opt {
 	}
 }
 
+// RawBody sends b exactly as given, with content type ct: malformed bodies
+// (trailing data, two values, a null) that Body could not produce.
+func RawBody(ct string, b []byte) Opt {
+	return func(r *request) { r.body, r.contentType, r.bodyText = bytes.NewReader(b), ct, string(b) }
+}
+
 // Form sends a form-encoded body; values keep the order given (name, value, name, value…).
 func Form(pairs ...string) Opt {
 	return func(r *request) {

@@ -189,6 +189,51 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 				return u.Post(ctx, "/groups", Form("name", n, "path", n, "request_access_enabled", v))
 			}),
 		)
+
+		It("refuses a JSON body followed by more data and changes nothing", Label("rule:errors.params.4", "endpoint:topics.edit"), func(ctx SpecContext) {
+			t := newTopic(ctx, map[string]any{"title": "Before"})
+			for _, body := range []string{`{"title":"After"}}`, `{"title":"After"}]`, `{"title":"After"} {"title":"Again"}`, `{"title":"After"}x`} {
+				Expect(api.Put(ctx, topicPath(t.ID), RawBody("application/json", []byte(body)))).To(HaveStatus(http.StatusBadRequest), "%s", body)
+			}
+			Expect(api.Get(ctx, topicPath(t.ID)).Get("title").String()).To(Equal("Before"))
+
+			u := NewUser(ctx)
+			g := NewGroup(ctx, u.Client)
+			Expect(u.Delete(ctx, fmt.Sprintf("/groups/%d", g.ID), RawBody("application/json", []byte(`{}}`)))).To(HaveStatus(http.StatusBadRequest))
+			Expect(u.Get(ctx, fmt.Sprintf("/groups/%d", g.ID))).To(HaveStatus(http.StatusOK), "the group is still there")
+		})
+
+		It("refuses arrays and hashes where a single value is declared, and values of another type", Label("rule:errors.params.5"), func(ctx SpecContext) {
+			t := newTopic(ctx, map[string]any{"title": "Before"})
+			for _, form := range [][]string{{"title[]", "After"}, {"title[k]", "After"}} {
+				Expect(api.Put(ctx, topicPath(t.ID), Form(form...))).To(HaveStatus(http.StatusBadRequest), "%v", form)
+			}
+			Expect(api.Put(ctx, topicPath(t.ID), Body(map[string]any{"title": []string{"After"}}))).To(HaveStatus(http.StatusBadRequest))
+			Expect(api.Get(ctx, topicPath(t.ID)).Get("title").String()).To(Equal("Before"))
+
+			other := newTopic(ctx, nil)
+			Expect(api.Post(ctx, "/topics/merge", Body(map[string]any{"source_topic_id": "abc", "target_topic_id": t.ID}))).
+				To(HaveStatus(http.StatusBadRequest))
+			Expect(api.Post(ctx, "/topics/merge", Body(map[string]any{"source_topic_id": map[string]any{"id": other.ID}, "target_topic_id": t.ID}))).
+				To(HaveStatus(http.StatusBadRequest))
+			Expect(api.Get(ctx, topicPath(other.ID))).To(HaveStatus(http.StatusOK), "the source topic was not merged away")
+
+			u := NewUser(ctx)
+			Expect(u.Get(ctx, "/projects", RawQ("visibility[]=public"))).To(HaveStatus(http.StatusBadRequest))
+			Expect(u.Get(ctx, "/projects", RawQ("visibility[k]=public"))).To(HaveStatus(http.StatusBadRequest))
+			n := Unique("g")
+			Expect(u.Post(ctx, "/groups", Form("name[]", n, "path", n))).To(HaveStatus(http.StatusBadRequest))
+			Expect(api.Get(ctx, "/groups", Q("search", n)).JSON().Array()).To(BeEmpty(), "no group was created")
+		})
+
+		It("serves a JSON body of null as a request without a body", Label("rule:errors.params.6", "endpoint:access_requests.group.approve"), func(ctx SpecContext) {
+			owner, requester := NewUser(ctx), NewUser(ctx)
+			g := NewGroup(ctx, owner.Client, GroupOpts{"visibility": "public"})
+			Expect(requester.Post(ctx, fmt.Sprintf("/groups/%d/access_requests", g.ID))).To(HaveStatus(http.StatusCreated))
+			r := owner.Put(ctx, fmt.Sprintf("/groups/%d/access_requests/%d/approve", g.ID, requester.ID), RawBody("application/json", []byte("null")))
+			Expect(r).To(HaveStatus(http.StatusOK, http.StatusCreated))
+			Expect(r.Get("access_level").Int()).To(BeEquivalentTo(DeveloperLevel), "access_level takes its default, 30")
+		})
 	})
 
 	// The spec leaves the limits' numbers to the implementation, so the run

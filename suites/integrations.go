@@ -144,6 +144,28 @@ var _ = Describe("GET /projects/:id/integrations", Label("area:integrations", "e
 		Expect(w.maintainer().Delete(ctx, integrationPath(w.Private, "pipelines-email"))).To(HaveStatus(http.StatusNoContent))
 		Expect(activeSlugs(ctx, w.maintainer(), w.Private)).To(BeEmpty())
 	})
+
+	It("paginates with page and per_page", Label("rule:integrations.list.3"), func(ctx SpecContext) {
+		w := newIntegrationWorld(ctx)
+		setIntegration(ctx, w.maintainer(), w.Private, "slack", slackSettings)
+		setIntegration(ctx, w.maintainer(), w.Private, "pipelines-email", pipelinesEmailSettings)
+		all := activeSlugs(ctx, w.maintainer(), w.Private)
+		Expect(all).To(HaveLen(2))
+		first := w.maintainer().Get(ctx, integrationsPath(w.Private), Q("per_page", 1))
+		Expect(first).To(HaveStatus(http.StatusOK))
+		Expect(first.JSON().Array()).To(HaveLen(1))
+		Expect(first).To(HaveHeader("X-Page", "1"))
+		Expect(first).To(HaveHeader("X-Per-Page", "1"))
+		Expect(first).To(HaveHeader("X-Next-Page", "2"))
+		Expect(first).To(HaveHeader("X-Total", "2"))
+		Expect(first).To(HaveHeader("X-Total-Pages", "2"))
+		Expect(linkRels(first)).To(ContainElements("next", "first", "last"))
+		second := w.maintainer().Get(ctx, integrationsPath(w.Private), Q("per_page", 1), Q("page", 2))
+		Expect(second).To(HaveHeader("X-Prev-Page", "1"))
+		Expect(append(first.Strings("slug"), second.Strings("slug")...)).To(ConsistOf(all))
+		defaults := w.maintainer().Get(ctx, integrationsPath(w.Private))
+		Expect(defaults).To(HaveHeader("X-Per-Page", "20"))
+	})
 })
 
 var _ = Describe("PUT /projects/:id/integrations/:slug", Label("area:integrations", "endpoint:integrations.set"), func() {

@@ -1212,7 +1212,7 @@ var _ = register(map[string]*listFixture{
 		Filters: runnerFilters(sharedRunnerRules, "group_type")},
 	"runners.all": {World: runnersWorld, Pagination: "runners.all.2",
 		Filters: runnerFilters(sharedRunnerRules, "instance_type")},
-	"runners.project": {World: runnersWorld, Pagination: "runners.project.4",
+	"runners.project": {World: runnersWorld, Pagination: "runners.project.5",
 		Filters: runnerFilters(func(param string) string {
 			if param == "version_prefix" || param == "scope" {
 				return sharedRunnerRules(param)

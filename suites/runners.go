@@ -450,9 +450,49 @@ var _ = Describe("GET /runners/:id/managers", Label("area:runners", "endpoint:ru
 			Expect(m.Get("status").String()).To(Equal("online"))
 		}
 	})
+
+	It("paginates the managers with page and per_page", Label("rule:runners.managers.2"), func(ctx SpecContext) {
+		p := NewProject(ctx, api)
+		rn := NewProjectRunner(ctx, p)
+		for _, m := range []string{"s_one", "s_two", "s_three"} {
+			rn.contactAs(ctx, m, "17.5.1")
+		}
+		path := runnerPath(rn.ID) + "/managers"
+		first := api.Get(ctx, path, Q("per_page", 2))
+		Expect(first).To(HaveStatus(http.StatusOK))
+		Expect(first.JSON().Array()).To(HaveLen(2))
+		Expect(first).To(HaveHeader("X-Per-Page", "2"))
+		Expect(first).To(HaveHeader("X-Next-Page", "2"))
+		Expect(first).To(HaveHeader("X-Total", "3"))
+		Expect(linkRels(first)).To(ContainElement("next"))
+		second := api.Get(ctx, path, Q("per_page", 2), Q("page", 2))
+		Expect(second).To(HaveHeader("X-Prev-Page", "1"))
+		Expect(append(first.Strings("system_id"), second.Strings("system_id")...)).To(ConsistOf("s_one", "s_two", "s_three"))
+	})
 })
 
 var _ = Describe("GET /projects/:id/runners", Label("area:runners", "endpoint:runners.project"), func() {
+	It("lists instance runners only while the project allows them", Label("rule:runners.project.4"), func(ctx SpecContext) {
+		ir := NewInstanceRunner(ctx)
+		on := NewProject(ctx, api)
+		Expect(api.Get(ctx, fmt.Sprintf("/projects/%d", on.ID)).Get("shared_runners_enabled").Bool()).To(BeTrue(), "the default")
+		off := NewProject(ctx, api, ProjectOpts{"shared_runners_enabled": false})
+		Expect(api.Get(ctx, fmt.Sprintf("/projects/%d", off.ID)).Get("shared_runners_enabled").Bool()).To(BeFalse())
+		list := func(p *Project) []int {
+			r := api.Get(ctx, fmt.Sprintf("/projects/%d/runners", p.ID), Q("type", "instance_type"), Q("per_page", 100))
+			Expect(r).To(HaveStatus(http.StatusOK))
+			return r.IDs()
+		}
+		Expect(list(on)).To(ContainElement(ir.ID))
+		Expect(list(off)).NotTo(ContainElement(ir.ID))
+		r := api.Put(ctx, fmt.Sprintf("/projects/%d", on.ID), Body(map[string]any{"shared_runners_enabled": false}))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("shared_runners_enabled").Bool()).To(BeFalse())
+		Expect(list(on)).NotTo(ContainElement(ir.ID))
+		Expect(api.Put(ctx, fmt.Sprintf("/projects/%d", off.ID), Body(map[string]any{"shared_runners_enabled": true}))).To(HaveStatus(http.StatusOK))
+		Expect(list(off)).To(ContainElement(ir.ID))
+	})
+
 	It("lists the project's, its groups' and the instance runners", Label("rule:runners.project.1"), func(ctx SpecContext) {
 		parent := NewGroup(ctx, api)
 		g := NewGroup(ctx, api, GroupOpts{"parent_id": parent.ID})

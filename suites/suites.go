@@ -67,7 +67,10 @@ func TargetFromEnv() (Target, bool) {
 func startReference() Target {
 	limit, _ := rateLimit()
 	token := store.NewSecret("glpat-")
-	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed", RateLimit: limit})
+	// V4CERT_DATA_DIR runs the suites on a persisted reference, every write
+	// checked against what was stored (make suites-persist).
+	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed", RateLimit: limit,
+		DataDir: os.Getenv("V4CERT_DATA_DIR"), VerifyPersistence: os.Getenv("V4CERT_DATA_DIR") != ""})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(inst.Close) // after the server has shut down: cleanups run last-in first-out
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

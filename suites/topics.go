@@ -355,6 +355,19 @@ var _ = Describe("PUT /topics/:id", Label("area:topics", "endpoint:topics.edit")
 		Expect(topicCount(ctx, t.ID)).To(BeEquivalentTo(1))
 	})
 
+	It("refuses a blank title or name and keeps the topic as it was", Label("rule:topics.update.5"), func(ctx SpecContext) {
+		t := newTopic(ctx, map[string]any{"title": "Kept title"})
+		for _, field := range []string{"title", "name"} {
+			for _, blank := range []string{"", "   "} {
+				r := api.Put(ctx, topicPath(t.ID), Body(map[string]any{field: blank}))
+				Expect(r).To(BeValidationError(field), "%s %q", field, blank)
+			}
+		}
+		got := api.Get(ctx, topicPath(t.ID))
+		Expect(got.Get("title").String()).To(Equal("Kept title"))
+		Expect(got.Get("name").String()).To(Equal(t.Name))
+	})
+
 	It("answers 404 for an unknown topic", Label("rule:topics.update.4"), func(ctx SpecContext) {
 		id := goneTopicID(ctx)
 		Expect(api.Put(ctx, topicPath(id), Body(map[string]any{"title": "Nobody"}))).To(HaveStatus(http.StatusNotFound))

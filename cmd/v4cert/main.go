@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -21,8 +22,8 @@ import (
 const usage = `v4cert — reference server and conformance kit for the REST API v4
 
 Usage:
-  v4cert serve [--addr HOST:PORT] [--root-token TOKEN] [--clock fixed|real] [--seed demo|none]
-               [--rate-limit N] [--max-query-bytes N] [--external-url URL]
+  v4cert serve [--addr HOST:PORT] [--root-token TOKEN] [--clock fixed|real] [--seed demo|none | --seed-file FILE]
+               [--data-dir DIR] [--log requests] [--rate-limit N] [--max-query-bytes N] [--external-url URL]
   v4cert spec [--openapi] [--rules]
   v4cert certify --target URL --token TOKEN --out DIR [--label-filter EXPR] [--via-proxy]
                  [--rerun-failed DIR/report.json] [--seed N]
@@ -71,9 +72,12 @@ func main() {
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	token := fs.String("root-token", "", "personal access token of the administrator root (random when empty)")
+	token := fs.String("root-token", "", "personal access token of the administrator root (random when empty; with --data-dir, the stored one)")
 	clock := fs.String("clock", "real", "real, or fixed: time stands still so answers are byte-identical across runs")
 	seed := fs.String("seed", "demo", "demo (users of every role, groups, projects, topics) or none (root alone)")
+	seedFile := fs.String("seed-file", "", "start from the world a YAML file declares (users with tokens, groups, projects with files and branches, members); replaces --seed")
+	dataDir := fs.String("data-dir", "", "keep the world, the repositories and the registry in DIR across restarts (default: in memory)")
+	logKinds := fs.String("log", "", "requests: one line per request on stderr (method, escaped path, status, duration, caller; secrets redacted)")
 	rate := fs.Int("rate-limit", 0, "requests per second per client before 429 (0: off)")
 	maxQuery := fs.Int("max-query-bytes", 0, "longest query string accepted before 414 (0: 8192)")
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
@@ -84,14 +88,28 @@ func serve(args []string) error {
 	if *clock != "real" && *clock != "fixed" {
 		return fmt.Errorf("--clock must be real or fixed, not %q", *clock)
 	}
+	seedGiven := false
+	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
+	if seedGiven && *seedFile != "" {
+		return fmt.Errorf("--seed and --seed-file exclude each other: the file is the whole starting world")
+	}
+	var requestLog io.Writer
+	switch *logKinds {
+	case "":
+	case "requests":
+		requestLog = os.Stderr
+	default:
+		return fmt.Errorf("--log must be requests, not %q", *logKinds)
+	}
 	inst, err := reference.New(reference.Config{
-		RootToken: *token, FixedClock: *clock == "fixed", Seed: *seed, RateLimit: *rate,
-		MaxQueryBytes: *maxQuery, ExternalURL: *external, ImportFromAny: *importAny, Log: log.New(os.Stderr, "v4cert: ", log.LstdFlags),
+		RootToken: *token, FixedClock: *clock == "fixed", Seed: *seed, SeedFile: *seedFile, DataDir: *dataDir,
+		RateLimit: *rate, MaxQueryBytes: *maxQuery, ExternalURL: *external, ImportFromAny: *importAny,
+		Log: log.New(os.Stderr, "v4cert: ", log.LstdFlags), RequestLog: requestLog, Version: version,
 	})
 	if err != nil {
 		return err
 	}
-	defer inst.Close() // the repositories' temporary directory
+	defer inst.Close() // the repositories' temporary directory, the data dir's database
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -99,6 +117,9 @@ func serve(args []string) error {
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("v4cert reference server listening on %s\n", base)
 	fmt.Printf("  API base:            %s/api/v4\n", base)
+	if inst.Restored {
+		fmt.Printf("  world:               restored from %s (POST /-/reset goes back to the seed)\n", *dataDir)
+	}
 	fmt.Printf("  administrator root:  %s\n", inst.Root.Token)
 	for _, a := range inst.Accounts {
 		fmt.Printf("  %-20s %-7s %s\n", a.Role+":", a.Username, a.Token)

@@ -59,7 +59,7 @@ func TestCredentialForms(t *testing.T) {
 				r.Header.Set(tc.header[0], tc.header[1])
 			}
 			c := &Ctx{W: httptest.NewRecorder(), R: r, Endpoint: tc.endpoint}
-			err := s.prepare(c)
+			err := s.prepare(c, &route{endpoint: tc.endpoint, params: routeParams(tc.endpoint)})
 			if tc.wantCode != 0 {
 				if e := asError(err, "Resource"); err == nil || e.Status != tc.wantCode {
 					t.Fatalf("prepare = %v, want status %d", err, tc.wantCode)

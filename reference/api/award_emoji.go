@@ -134,7 +134,7 @@ func (s *Server) getAwardEmoji(c *Ctx, f awardableForm) error {
 // the awardable reacts; names outside the emoji list and repeated reactions
 // are refused with 404, as the platform answers them (rules award_emoji.create.*).
 func (s *Server) createAwardEmoji(c *Ctx, f awardableForm) error {
-	in := c.In().Require("name")
+	in := c.In()
 	name := in.String("name")
 	if err := in.Err(); err != nil {
 		return err

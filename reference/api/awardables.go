@@ -149,7 +149,7 @@ func (c *Ctx) snippetOf(d *store.Data) (*store.Project, *store.Snippet, error) {
 // createIssue implements POST /projects/:id/issues (provisioning): anyone who
 // can see the project may open an issue (Guest+, any signed-in user when public).
 func (s *Server) createIssue(c *Ctx) error {
-	in := c.In().Require("title")
+	in := c.In()
 	title, desc := in.String("title"), in.StringOr("description", "")
 	if err := in.Err(); err != nil {
 		return err
@@ -180,9 +180,9 @@ func (s *Server) getIssue(c *Ctx) error {
 // createSnippet implements POST /projects/:id/snippets (provisioning):
 // Reporter or higher; the content comes as file_name+content or as files[].
 func (s *Server) createSnippet(c *Ctx) error {
-	in := c.In().Require("title")
+	in := c.In()
 	title, desc := in.String("title"), in.StringOr("description", "")
-	vis := in.Enum("visibility", "private", "internal", "public")
+	vis := in.String("visibility")
 	fileName, content := in.StringOr("file_name", ""), in.String("content")
 	objs := in.Objects("files")
 	if err := in.Err(); err != nil {
@@ -231,7 +231,7 @@ func createNoteOn(kind string) handler {
 // POST /projects/:id/snippets/:snippet_id/notes (provisioning): whoever can
 // see the noteable may comment.
 func (s *Server) createNote(c *Ctx, kind string) error {
-	in := c.In().Require("body")
+	in := c.In()
 	body := in.String("body")
 	if err := in.Err(); err != nil {
 		return err

@@ -65,7 +65,7 @@ func (s *Server) canPush(c *Ctx) bool {
 
 // createBranch implements the platform's POST /projects/:id/repository/branches (provisioning).
 func (s *Server) createBranch(c *Ctx) error {
-	in := c.In().Require("branch", "ref")
+	in := c.In()
 	name, ref := in.StringOr("branch", ""), in.StringOr("ref", "")
 	if err := in.Err(); err != nil {
 		return err
@@ -74,7 +74,7 @@ func (s *Server) createBranch(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !validBranchName(name) {
+	if !validBranchName(name) || len(name) > git.MaxRefName {
 		return badRequest("Branch name is invalid")
 	}
 	ctx := c.R.Context()
@@ -85,6 +85,8 @@ func (s *Server) createBranch(c *Ctx) error {
 	switch err := rc.Repo.UpdateRef(ctx, "refs/heads/"+name, target, git.ZeroOid); {
 	case errors.Is(err, git.ErrExists):
 		return badRequest("Branch already exists")
+	case errors.Is(err, git.ErrRefClash):
+		return badRequest("Branch name " + name + " clashes with an existing branch")
 	case err != nil:
 		return gitError(err, "Branch")
 	}
@@ -146,7 +148,7 @@ func (s *Server) getBranch(c *Ctx) error {
 // createTag implements the platform's POST /projects/:id/repository/tags
 // (provisioning): lightweight, or annotated with message.
 func (s *Server) createTag(c *Ctx) error {
-	in := c.In().Require("tag_name", "ref")
+	in := c.In()
 	name, ref, msg := in.StringOr("tag_name", ""), in.StringOr("ref", ""), in.StringOr("message", "")
 	if err := in.Err(); err != nil {
 		return err
@@ -155,8 +157,11 @@ func (s *Server) createTag(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !git.ValidRefName(name) {
+	if !git.ValidRefName(name) || len(name) > git.MaxRefName {
 		return badRequest("Tag name invalid")
+	}
+	if r := git.MessageProblem(msg); r != "" {
+		return validation(map[string][]string{"message": {r}})
 	}
 	ctx := c.R.Context()
 	target, err := rc.Repo.Resolve(ctx, ref)
@@ -166,6 +171,8 @@ func (s *Server) createTag(c *Ctx) error {
 	switch err := rc.Repo.CreateTag(ctx, name, target, msg, rc.signature(s.repos.Now())); {
 	case errors.Is(err, git.ErrExists):
 		return badRequest("Tag " + name + " already exists")
+	case errors.Is(err, git.ErrRefClash):
+		return badRequest("Tag name " + name + " clashes with an existing tag")
 	case err != nil:
 		return gitError(err, "Tag")
 	}
@@ -235,9 +242,9 @@ type LFSObjectJSON struct {
 // (text, or base64 with encoding=base64) is stored and the pointer file to
 // commit in its place is returned.
 func (s *Server) createLFSObject(c *Ctx) error {
-	in := c.In().Require("content")
+	in := c.In()
 	content := in.StringOr("content", "")
-	encoding := in.Enum("encoding", "text", "base64")
+	encoding := in.String("encoding")
 	if err := in.Err(); err != nil {
 		return err
 	}

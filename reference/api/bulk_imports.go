@@ -154,7 +154,6 @@ func unprocessable(msg string) *Error { return errorf(http.StatusUnprocessableEn
 // deterministic (no timers): created → started → finished or failed.
 func (s *Server) createBulkImport(c *Ctx) error {
 	in := c.In()
-	in.Require("configuration")
 	conf := in.Hash("configuration")
 	if err := in.Err(); err != nil {
 		return err
@@ -164,7 +163,6 @@ func (s *Server) createBulkImport(c *Ctx) error {
 			return missing("configuration[" + k + "]")
 		}
 	}
-	in.Require("entities")
 	objs := in.Objects("entities")
 	if err := in.Err(); err != nil {
 		return err
@@ -315,7 +313,7 @@ func (s *Server) runBulkEntity(ctx context.Context, b *store.BulkImport, e *stor
 		return s.writeBulkProject(d, e, creator, ns, project, &created)
 	})
 	for _, p := range created {
-		if rerr := s.createRepository(ctx, p, creator, false); rerr != nil && werr == nil {
+		if rerr := s.CreateRepository(ctx, p, creator, false); rerr != nil && werr == nil {
 			werr = &importer.Error{Relation: "repository", Class: "BulkImports::Error", Message: "repository could not be created"}
 		}
 	}
@@ -361,6 +359,7 @@ func (s *Server) writeBulkGroup(d *store.Data, e *store.BulkImportEntity, creato
 	if err != nil {
 		return &importer.Error{Relation: "group", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
 	}
+	d.Touch(e)
 	e.NamespaceID = &ng.ID
 	stat := func(rel string, n, done int) {
 		e.Stats[rel] = store.BulkImportStat{Source: n, Fetched: n, Imported: done}
@@ -400,6 +399,7 @@ func (s *Server) writeBulkProject(d *store.Data, e *store.BulkImportEntity, crea
 		return &importer.Error{Relation: "project", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
 	}
 	*created = append(*created, p)
+	d.Touch(e)
 	e.ProjectID, e.NamespaceID = &p.ID, &ns.ID
 	e.Stats["project"] = store.BulkImportStat{Source: 1, Fetched: 1, Imported: 1}
 	if e.MigrateMemberships {
@@ -444,8 +444,8 @@ func bulkMembers(d *store.Data, t store.SourceType, source int, creator *store.U
 // bulkFilters reads the four shared list parameters' filter and sort.
 func bulkFilters(c *Ctx) (status *string, desc bool, err error) {
 	in := c.In()
-	status = in.Enum("status", "created", "started", "finished", "failed")
-	sort := in.Enum("sort", "asc", "desc")
+	status = in.String("status")
+	sort := in.String("sort")
 	if err := in.Err(); err != nil {
 		return nil, false, err
 	}

@@ -24,8 +24,7 @@ import (
 // group's Owner, project runners a Maintainer of the project.
 func (s *Server) createUserRunner(c *Ctx) error {
 	in := c.In()
-	in.Require("runner_type")
-	typ := in.Enum("runner_type", store.InstanceRunner, store.GroupRunner, store.ProjectRunner)
+	typ := in.String("runner_type")
 	groupID, projectID := in.Int("group_id"), in.Int("project_id")
 	r := &store.Runner{Description: in.StringOr("description", ""), Paused: in.BoolOr("paused", false),
 		TagList: in.Strings("tag_list"), RunUntagged: in.BoolOr("run_untagged", true), Locked: in.BoolOr("locked", false),
@@ -221,7 +220,6 @@ func parseCI(ctx context.Context, repo *git.Repo, commit git.Oid, file string, d
 // createPipeline implements the platform's POST /projects/:id/pipeline
 // (provisioning): Developer or above runs the CI file of a branch or tag.
 func (s *Server) createPipeline(c *Ctx) error {
-	c.In().Require("ref")
 	ref := c.In().StringOr("ref", "")
 	if err := c.In().Err(); err != nil {
 		return err
@@ -295,7 +293,6 @@ func (v *view) pipelineJSON(pl *store.Pipeline) CreatedPipelineJSON {
 // names the runner manager the job runs on.
 func (s *Server) requestJob(c *Ctx) error {
 	in := c.In()
-	in.Require("token")
 	secret := in.StringOr("token", "")
 	systemID := in.StringOr("system_id", "")
 	info := in.Hash("info")
@@ -341,9 +338,8 @@ func (s *Server) updateJobState(c *Ctx) error {
 		return err
 	}
 	in := c.In()
-	in.Require("token")
 	secret := in.StringOr("token", "")
-	state := in.Enum("state", "running", "success", "failed")
+	state := in.String("state")
 	trace := in.StringOr("trace", "")
 	reason := in.Enum("failure_reason", "unknown_failure", "script_failure", "api_failure", "stuck_or_timeout_failure",
 		"runner_system_failure", "job_execution_timeout")

@@ -59,7 +59,7 @@ func (s *Server) listCommits(c *Ctx) error {
 	withStats := in.BoolOr("with_stats", false)
 	firstParent := in.BoolOr("first_parent", false)
 	trailers := in.BoolOr("trailers", false)
-	order := in.Enum("order", "default", "topo")
+	order := in.String("order")
 	if err := in.Err(); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ type CommitRef struct {
 
 // commitRefs implements GET .../commits/:sha/refs (rules commits.refs.*).
 func (s *Server) commitRefs(c *Ctx) error {
-	kind := c.In().Enum("type", "branch", "tag", "all")
+	kind := c.In().String("type")
 	if err := c.In().Err(); err != nil {
 		return err
 	}
@@ -312,10 +312,10 @@ func (s *Server) listCommitComments(c *Ctx) error {
 // createCommitComment implements POST .../commits/:sha/comments (rule commits.comments.1).
 func (s *Server) createCommitComment(c *Ctx) error {
 	in := c.In()
-	note := in.Require("note").StringOr("note", "")
+	note := in.StringOr("note", "")
 	p := in.StringOr("path", "")
 	line := in.Int("line")
-	lineType := in.Enum("line_type", "new", "old")
+	lineType := in.String("line_type")
 	if err := in.Err(); err != nil {
 		return err
 	}
@@ -361,7 +361,7 @@ func pickCommitAs(revert bool) handler {
 // the commit's change (or its inverse) onto the branch.
 func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	in := c.In()
-	branch := in.Require("branch").StringOr("branch", "")
+	branch := in.StringOr("branch", "")
 	dryRun := in.BoolOr("dry_run", false)
 	var message *string
 	if !revert {
@@ -377,6 +377,11 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	cm, err := commitOf(c, rc)
 	if err != nil {
 		return err
+	}
+	if message != nil {
+		if r := git.MessageProblem(*message); r != "" {
+			return validation(map[string][]string{"message": {r}})
+		}
 	}
 	ctx := c.R.Context()
 	r := rc.Repo
@@ -467,7 +472,6 @@ func (s *Server) pickLocked(ctx context.Context, rc *repoCtx, cm *git.Commit, br
 // createCommit implements POST /projects/:id/repository/commits (rules commits.create.*).
 func (s *Server) createCommit(c *Ctx) error {
 	in := c.In()
-	in.Require("branch", "commit_message", "actions")
 	branch := in.StringOr("branch", "")
 	msg := in.StringOr("commit_message", "")
 	raw := in.Objects("actions")
@@ -492,9 +496,6 @@ func (s *Server) createCommit(c *Ctx) error {
 	rc, err := s.repoOf(c, true)
 	if err != nil {
 		return err
-	}
-	if !validBranchName(branch) {
-		return commitFailed("Branch name is invalid")
 	}
 	req := &writeRequest{Branch: branch, Message: msg, Actions: actions, LastCommitIDs: lasts, Force: force,
 		StartBranch: startBranch, StartSHA: startSHA, Author: rc.signature(s.repos.Now())}

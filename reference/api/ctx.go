@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/access"
 	"v4cert/reference/params"
 	"v4cert/reference/store"
 	"v4cert/specs"
@@ -63,7 +62,9 @@ func (c *Ctx) PathInt(name, what string) (int, error) {
 func (s *Server) serveRoute(rt *route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &Ctx{W: w, R: r, Endpoint: rt.endpoint, base: externalBase(r, s.opts.ExternalURL)}
-		if err := s.prepare(c); err != nil {
+		err := s.prepare(c, rt)
+		noteCaller(r, c.Caller) // for the request log, even when refused
+		if err != nil {
 			writeError(w, asError(err, "Resource"))
 			return
 		}
@@ -75,14 +76,53 @@ func (s *Server) serveRoute(rt *route) http.Handler {
 
 func readOnly(method string) bool { return method == http.MethodGet || method == http.MethodHead }
 
+// everywhereParams are read on every endpoint (credentials, sudo), so they
+// are bound on every endpoint: an array or hash there is a 400, not ignored.
+var everywhereParams = []params.Decl{
+	{Name: "private_token", Type: "string"},
+	{Name: "job_token", Type: "string"},
+	{Name: "sudo", Type: "string"},
+}
+
+// routeParams are the declarations of an endpoint's parameters that Bind
+// checks: every one of the rulebook's except path placeholders, which the
+// router matches (an un-encoded or malformed `:id` is a 404, not a 400).
+func routeParams(e *specs.Endpoint) []params.Decl {
+	var out []params.Decl
+	for _, p := range e.Params {
+		if e.InPath(p.Name) {
+			continue
+		}
+		out = append(out, params.Decl{Name: p.Name, Type: p.Type, Items: p.Items, Required: p.Required,
+			RequiredUnless: p.RequiredUnless, Values: p.Values})
+	}
+	return out
+}
+
 // prepare decodes parameters, authenticates, applies sudo, token scopes and
-// the endpoint's `who` (Authentication rules 1, 3, 5 and 8).
-func (s *Server) prepare(c *Ctx) error {
+// the endpoint's `who` (Authentication rules 1, 3, 5 and 8), then binds the
+// rulebook's parameter declarations (Errors rule 2, Endpoints conventions 5
+// and 7), so handlers read values already known to be of the declared shape.
+// Who may call comes first, as on the platform: an anonymous caller learns
+// nothing about an endpoint's parameters before it learns it needs a token.
+func (s *Server) prepare(c *Ctx, rt *route) error {
 	p, err := params.FromRequest(c.R)
 	if err != nil {
 		return err
 	}
+	if err := p.Bind(everywhereParams); err != nil {
+		return err
+	}
 	c.P = p
+	if err := s.authenticate(c); err != nil {
+		return err
+	}
+	return p.Bind(rt.params)
+}
+
+// authenticate resolves the caller and applies the endpoint's `who`.
+func (s *Server) authenticate(c *Ctx) error {
+	p := c.P
 	cr := credentials(c.R, p)
 	if cr.secret != "" {
 		var blocked bool
@@ -222,12 +262,8 @@ func insufficientScope(need string) *Error {
 // (Authentication rule 5).
 func (s *Server) sudo(c *Ctx) error {
 	who := c.R.Header.Get("Sudo")
-	if c.P.Has("sudo") {
-		if v, ok := c.P.Raw("sudo").(string); ok {
-			who = v
-		} else {
-			who = strings.TrimSpace(strings.Trim(jsonScalar(c.P.Raw("sudo")), `"`))
-		}
+	if v := c.In().String("sudo"); v != nil {
+		who = strings.TrimSpace(*v) // a scalar: everywhereParams bound it
 	}
 	if who == "" {
 		return nil
@@ -253,16 +289,3 @@ func (s *Server) sudo(c *Ctx) error {
 	c.Caller = target
 	return nil
 }
-
-func jsonScalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case interface{ String() string }:
-		return x.String()
-	}
-	return ""
-}
-
-// level is a convenience for role checks against the caller.
-type level = access.Level

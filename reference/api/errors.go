@@ -96,6 +96,9 @@ func asError(err error, notFoundWhat string) *Error {
 		return notFound(notFoundWhat)
 	case errors.Is(err, store.ErrConflict):
 		return conflict("already exists")
+	case errors.Is(err, store.ErrPersist):
+		// The data dir could not be written (--data-dir): the spec's 503.
+		return errorf(http.StatusServiceUnavailable, "503 Service Unavailable - %s", err)
 	}
 	return errorf(http.StatusInternalServerError, "500 Internal Server Error")
 }

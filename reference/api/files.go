@@ -109,7 +109,7 @@ func (s *Server) fileForRead(c *Ctx, ref *string) (*repoCtx, *fileAt, error) {
 // getFile implements GET and HEAD /projects/:id/repository/files/:file_path
 // (rules files.get.*, files.head.*, files.access.*, files.scope.1).
 func (s *Server) getFile(c *Ctx) error {
-	ref := c.In().Require("ref").String("ref")
+	ref := c.In().String("ref")
 	if err := c.In().Err(); err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func writeFileJSON(w http.ResponseWriter, f *RepositoryFile, raw []byte) error {
 	}
 	head = bytes.TrimSuffix(head, []byte(`""}`))
 	body := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(raw))+2)
-	body = append(head, '"')
+	body = append(append(body, head...), '"')
 	body = base64.StdEncoding.AppendEncode(body, raw)
 	body = append(body, '"', '}')
 	h := w.Header()
@@ -169,7 +169,7 @@ type BlameCommit struct {
 // blameFile implements GET and HEAD .../files/:file_path/blame (rules files.blame.*).
 func (s *Server) blameFile(c *Ctx) error {
 	in := c.In()
-	ref := in.Require("ref").String("ref")
+	ref := in.String("ref")
 	var start, end int
 	if c.P.Has("range") {
 		rng := in.Hash("range")
@@ -313,14 +313,9 @@ func decodeContent(content string, encoding *string) ([]byte, bool) {
 // (rule files.write.1).
 func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error) {
 	in := c.In()
-	names := []string{"branch", "commit_message"}
-	if kind != "delete" {
-		names = append(names, "content")
-	}
-	in.Require(names...)
 	branch, msg := in.StringOr("branch", ""), in.StringOr("commit_message", "")
 	content := in.StringOr("content", "")
-	encoding := in.Enum("encoding", "text", "base64")
+	encoding := in.String("encoding")
 	authorEmail, authorName := in.String("author_email"), in.String("author_name")
 	exec := in.Bool("execute_filemode")
 	startBranch := in.String("start_branch")
@@ -335,9 +330,6 @@ func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error)
 	filePath := c.R.PathValue("file_path")
 	if strings.Contains("/"+filePath+"/", "/../") || !git.ValidPath(filePath) {
 		return nil, nil, commitFailed("file_path should be a valid file path")
-	}
-	if !validBranchName(branch) {
-		return nil, nil, commitFailed("Branch name is invalid")
 	}
 	a := git.Action{Kind: kind, Path: filePath, Executable: exec}
 	if kind != "delete" {

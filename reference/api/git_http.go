@@ -43,7 +43,6 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 		return
 	}
 	var project store.Project
-	var creator store.User
 	var remoteUser string
 	challenge := false
 	err := s.store.Read(func(d *store.Data) error {
@@ -94,9 +93,6 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 			return forbiddenMsg("You are not allowed to download code from this project.")
 		}
 		project = *p
-		if u := d.User(p.CreatorID); u != nil {
-			creator = *u
-		}
 		return nil
 	})
 	if err != nil {
@@ -106,7 +102,9 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 		writeError(w, asError(err, "Project"))
 		return
 	}
-	repo, err := s.openRepository(r.Context(), &project, &creator, !project.EmptyRepo)
+	// Every project has its repository from the moment it is made, so
+	// a fetch never creates one.
+	repo, err := s.repos.Get(project.ID)
 	if err != nil {
 		writeError(w, asError(gitError(err, "Repository"), "Repository"))
 		return

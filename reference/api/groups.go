@@ -14,10 +14,10 @@ import (
 // createGroup implements the platform's POST /groups (provisioning): any user
 // allowed to create groups may, and becomes the group's Owner.
 func (s *Server) createGroup(c *Ctx) error {
-	in := c.In().Require("name", "path")
+	in := c.In()
 	n := store.NewGroup{
 		Name: in.StringOr("name", ""), Path: in.StringOr("path", ""), Description: in.StringOr("description", ""),
-		Visibility: deref(in.Enum("visibility", "public", "internal", "private"), ""),
+		Visibility: deref(in.String("visibility"), ""),
 		ParentID:   in.IntOr("parent_id", 0), RequestAccessEnabled: in.Bool("request_access_enabled"),
 		CreatorID: c.Caller.ID,
 	}
@@ -69,7 +69,6 @@ func (s *Server) deleteGroup(c *Ctx) error {
 // shareGroup implements the platform's POST /groups/:id/share (provisioning):
 // invites group_id into :id with access capped at group_access.
 func (s *Server) shareGroup(c *Ctx) error {
-	c.In().Require("group_id", "group_access")
 	groupID := c.In().IntOr("group_id", 0)
 	lv, err := c.accessLevel("group_access")
 	if err != nil {
@@ -113,6 +112,7 @@ func (s *Server) setGroupCustomAttribute(c *Ctx) error {
 		if err != nil {
 			return err
 		}
+		d.Touch(g)
 		g.CustomAttributes[key] = value
 		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 	})
@@ -164,9 +164,9 @@ func (c *Ctx) readListGroupsOptions() (ListGroupsOptions, error) {
 	in := c.In()
 	o := ListGroupsOptions{
 		SkipGroups: in.Ints("skip_groups"), Search: in.String("search"),
-		OrderBy:    deref(in.Enum("order_by", "name", "path", "id", "similarity"), "name"),
-		Sort:       deref(in.Enum("sort", "asc", "desc"), "asc"),
-		Statistics: in.BoolOr("statistics", false), Visibility: in.Enum("visibility", "public", "internal", "private"),
+		OrderBy:    deref(in.String("order_by"), "name"),
+		Sort:       deref(in.String("sort"), "asc"),
+		Statistics: in.BoolOr("statistics", false), Visibility: in.String("visibility"),
 		WithCustomAttributes: in.BoolOr("with_custom_attributes", false), Owned: in.BoolOr("owned", false),
 		TopLevelOnly: in.BoolOr("top_level_only", false), RepositoryStorage: in.String("repository_storage"),
 		MarkedForDeletionOn: in.Date("marked_for_deletion_on"), CustomAttributes: in.Hash("custom_attributes"),
@@ -342,12 +342,11 @@ type ListGroupProjectsOptions struct {
 func (c *Ctx) readListGroupProjectsOptions() (ListGroupProjectsOptions, error) {
 	in := c.In()
 	o := ListGroupProjectsOptions{
-		Archived: in.Bool("archived"), Visibility: in.Enum("visibility", "public", "internal", "private"),
-		Search: in.String("search"),
-		OrderBy: deref(in.Enum("order_by", "id", "name", "path", "created_at", "updated_at", "similarity",
-			"star_count", "last_activity_at"), "created_at"),
-		Sort:   deref(in.Enum("sort", "asc", "desc"), "desc"),
-		Simple: in.BoolOr("simple", false), Owned: in.BoolOr("owned", false), Starred: in.BoolOr("starred", false),
+		Archived: in.Bool("archived"), Visibility: in.String("visibility"),
+		Search:  in.String("search"),
+		OrderBy: deref(in.String("order_by"), "created_at"),
+		Sort:    deref(in.String("sort"), "desc"),
+		Simple:  in.BoolOr("simple", false), Owned: in.BoolOr("owned", false), Starred: in.BoolOr("starred", false),
 		Topics:                   in.Strings("topic"),
 		WithIssuesEnabled:        in.BoolOr("with_issues_enabled", false),
 		WithMergeRequestsEnabled: in.BoolOr("with_merge_requests_enabled", false),
@@ -521,6 +520,7 @@ func (s *Server) setProjectCustomAttribute(c *Ctx) error {
 		if err != nil {
 			return err
 		}
+		d.Touch(p)
 		if p.CustomAttributes == nil {
 			p.CustomAttributes = map[string]string{}
 		}

@@ -82,7 +82,8 @@ func (c *Ctx) integrationKind() (*store.IntegrationKind, error) {
 }
 
 // listIntegrations implements GET /projects/:id/integrations
-// (integrations.list.1-2, integrations.access.1).
+// (integrations.list.1-3, integrations.access.1); paginated like every list
+// (Endpoints convention 8).
 func (s *Server) listIntegrations(c *Ctx) error {
 	var out []IntegrationJSON
 	err := s.store.Read(func(d *store.Data) error {
@@ -99,7 +100,7 @@ func (s *Server) listIntegrations(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, out)
+	return Paginate(c, out, nil, func(j IntegrationJSON) IntegrationJSON { return j })
 }
 
 // setIntegration implements PUT /projects/:id/integrations/:slug

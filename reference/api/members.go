@@ -37,7 +37,6 @@ func (c *Ctx) sourceOf(d *store.Data, t store.SourceType) (*source, error) {
 // /projects/:id/members (provisioning): Maintainers add members up to their
 // own role, Owners any role.
 func (s *Server) createMember(c *Ctx, t store.SourceType) error {
-	c.In().Require("user_id", "access_level")
 	userID := c.In().IntOr("user_id", 0)
 	lv, err := c.accessLevel("access_level")
 	if err != nil {
@@ -82,7 +81,7 @@ func (c *Ctx) readListMembersOptions(all bool) (ListMembersOptions, error) {
 	o := ListMembersOptions{Query: in.String("query"), UserIDs: in.Ints("user_ids"),
 		ShowSeatInfo: in.BoolOr("show_seat_info", false)}
 	if all {
-		o.State = in.Enum("state", "awaiting", "active")
+		o.State = in.String("state")
 	} else {
 		// skip_users belongs to the direct list only (Members table).
 		o.SkipUsers = in.Ints("skip_users")

@@ -62,8 +62,8 @@ func (c *Ctx) readPackageRuleFields() (store.PackageProtectionRuleFields, error)
 	in := c.In()
 	f := store.PackageProtectionRuleFields{
 		PackageNamePattern:        in.String("package_name_pattern"),
-		PackageType:               in.Enum("package_type", store.PackageTypes...),
-		MinimumAccessLevelForPush: in.Enum("minimum_access_level_for_push", store.PackagePushLevels...),
+		PackageType:               in.String("package_type"),
+		MinimumAccessLevelForPush: in.String("minimum_access_level_for_push"),
 	}
 	return f, in.Err()
 }
@@ -94,7 +94,6 @@ func (s *Server) listPackageProtectionRules(c *Ctx) error {
 // createPackageProtectionRule implements POST /projects/:id/packages/protection/rules
 // (rules package_protection_rules.create.*, .access.*).
 func (s *Server) createPackageProtectionRule(c *Ctx) error {
-	c.In().Require("package_name_pattern", "package_type", "minimum_access_level_for_push")
 	f, err := c.readPackageRuleFields()
 	if err != nil {
 		return err

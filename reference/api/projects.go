@@ -9,6 +9,10 @@ import (
 	"v4cert/reference/store"
 )
 
+// readProjectFields reads POST /projects, PUT /projects/:id and the spec's
+// PUT /projects/:id/, whose rulebook entries declare different subsets of
+// these fields; the value sets are checked here so that each endpoint checks
+// all of them.
 func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 	in := c.In()
 	f := store.ProjectFields{
@@ -20,6 +24,7 @@ func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 		IssuesEnabled:                in.Bool("issues_enabled"),
 		MergeRequestsEnabled:         in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
 		JobsEnabled: in.Bool("jobs_enabled"), SnippetsEnabled: in.Bool("snippets_enabled"),
+		SharedRunnersEnabled: in.Bool("shared_runners_enabled"),
 	}
 	// tag_list is the deprecated name of topics.
 	for _, name := range []string{"tag_list", "topics"} {
@@ -67,7 +72,7 @@ func (s *Server) createProject(c *Ctx) error {
 		return err
 	}
 	// The repository is made outside the store's lock: git takes milliseconds.
-	if err := s.createRepository(c.R.Context(), created, c.Caller, f.InitializeWithReadme); err != nil {
+	if err := s.CreateRepository(c.R.Context(), created, c.Caller, f.InitializeWithReadme); err != nil {
 		s.store.Write(func(d *store.Data) error { d.DeleteProject(created); return nil })
 		return errorf(http.StatusInternalServerError, "500 Internal Server Error - repository: %v", err)
 	}
@@ -79,11 +84,11 @@ func (s *Server) listProjects(c *Ctx) error {
 	in := c.In()
 	topics := in.Strings("topic")
 	search := in.String("search")
-	vis := in.Enum("visibility", "public", "internal", "private")
+	vis := in.String("visibility")
 	owned := in.BoolOr("owned", false)
 	membership := in.BoolOr("membership", false)
-	orderBy := in.Enum("order_by", "id", "name", "path", "created_at", "updated_at", "last_activity_at", "star_count")
-	sortDir := in.Enum("sort", "asc", "desc")
+	orderBy := in.String("order_by")
+	sortDir := in.String("sort")
 	if err := in.Err(); err != nil {
 		return err
 	}
@@ -230,7 +235,6 @@ type ProjectGroupLink struct {
 
 // shareProject implements the platform's POST /projects/:id/share (provisioning).
 func (s *Server) shareProject(c *Ctx) error {
-	c.In().Require("group_id", "group_access")
 	groupID := c.In().IntOr("group_id", 0)
 	lv, err := c.accessLevel("group_access")
 	if err != nil {

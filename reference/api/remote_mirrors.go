@@ -115,7 +115,6 @@ func (s *Server) createRemoteMirror(c *Ctx) error {
 		if err != nil {
 			return err
 		}
-		c.In().Require("url")
 		f, err := c.readRemoteMirrorFields()
 		if err != nil {
 			return err

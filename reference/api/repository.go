@@ -50,9 +50,6 @@ const (
 // push to) the project's repository.
 func (s *Server) repoOf(c *Ctx, write bool) (*repoCtx, error) {
 	rc := &repoCtx{caller: c.Caller}
-	var project store.Project
-	var creator store.User
-	var readme bool
 	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
@@ -66,37 +63,24 @@ func (s *Server) repoOf(c *Ctx, write bool) (*repoCtx, error) {
 			return forbidden()
 		}
 		rc.ProjectID, rc.FullPath, rc.DefaultBranch = p.ID, d.ProjectFullPath(p), p.DefaultBranch
-		project, readme = *p, !p.EmptyRepo
-		if u := d.User(p.CreatorID); u != nil {
-			creator = *u
-		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	rc.webBase = c.base + "/" + rc.FullPath
-	if rc.Repo, err = s.openRepository(c.R.Context(), &project, &creator, readme); err != nil {
+	// Every project gets its repository when it is made (seeded worlds
+	// included, reference.New), so no read creates one.
+	rc.Repo, err = s.repos.Get(rc.ProjectID)
+	if err != nil {
 		return nil, gitError(err, "Repository")
 	}
 	return rc, nil
 }
 
-// openRepository returns a project's repository. Projects made straight in
-// the store (the demo world) get theirs on first use, with the README commit
-// when the project says it has one.
-func (s *Server) openRepository(ctx context.Context, p *store.Project, creator *store.User, readme bool) (*git.Repo, error) {
-	return s.repos.Ensure(p.ID, p.DefaultBranch, func(r *git.Repo) error {
-		if !readme {
-			return nil
-		}
-		return s.initialCommit(ctx, r, p, creator)
-	})
-}
-
-// createRepository gives a new project its repository: empty, or with a
+// CreateRepository gives a new project its repository: empty, or with a
 // README commit on the default branch (initialize_with_readme).
-func (s *Server) createRepository(ctx context.Context, p *store.Project, creator *store.User, readme bool) error {
+func (s *Server) CreateRepository(ctx context.Context, p *store.Project, creator *store.User, readme bool) error {
 	_, err := s.repos.Ensure(p.ID, p.DefaultBranch, func(r *git.Repo) error {
 		if !readme {
 			return nil
@@ -198,6 +182,7 @@ func (s *Server) branchWritten(ctx context.Context, rc *repoCtx, branch string, 
 func (s *Server) markNotEmpty(projectID int, branch string) {
 	s.store.Write(func(d *store.Data) error {
 		if p := d.Project(projectID); p != nil && (p.EmptyRepo || p.DefaultBranch == "") {
+			d.Touch(p)
 			p.EmptyRepo = false
 			if p.DefaultBranch == "" {
 				p.DefaultBranch = branch

@@ -38,26 +38,11 @@ func newAPI(t testing.TB) *apiClient {
 
 func (a *apiClient) do(method, path string, body any) (int, []byte) {
 	a.t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
+	if body == nil {
+		return a.doRaw(method, path, "", "")
 	}
-	req, _ := http.NewRequest(method, a.srv.URL+"/api/v4"+path, rd)
-	req.Header.Set("PRIVATE-TOKEN", repoRootToken)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := a.srv.Client().Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(res.Body)
-	return res.StatusCode, buf.Bytes()
+	b, _ := json.Marshal(body)
+	return a.doRaw(method, path, "application/json", string(b))
 }
 
 func (a *apiClient) must(status int, method, path string, body any) map[string]any {
@@ -183,35 +168,46 @@ func TestAPIWritesAreOrdinaryGit(t *testing.T) {
 	}
 }
 
-// TestConcurrentWritesOneWins fires updates based on the same last_commit_id
-// at once: exactly one lands, the rest answer 400, and no commit is lost or
-// half-written; writes without a base all land, one commit each.
+// TestConcurrentWritesOneWins fires twenty writes based on the same
+// last_commit_id at once, half through the files API and half as update
+// actions of POST .../commits: exactly one lands, the rest answer 400
+// (Errors rule 5), the file holds the winner's content, and no commit is lost
+// or half-written; writes without a base all land, one commit each.
 func TestConcurrentWritesOneWins(t *testing.T) {
 	a := newAPI(t)
 	id, r := a.project("racers")
 	p := fmt.Sprintf("/projects/%d/repository", id)
 	a.must(201, "POST", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": "base", "content": "base\n"})
 	base := a.must(200, "GET", p+"/files/race.txt?ref=main", nil)["last_commit_id"].(string)
-	const n = 8
+	const n = 20
 	statuses := make([]int, n)
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			statuses[i], _ = a.do("PUT", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
-				"content": fmt.Sprintf("racer %d\n", i), "last_commit_id": base})
+			<-start
+			content := fmt.Sprintf("racer %d\n", i)
+			if i%2 == 0 {
+				statuses[i], _ = a.do("PUT", p+"/files/race.txt", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
+					"content": content, "last_commit_id": base})
+				return
+			}
+			statuses[i], _ = a.do("POST", p+"/commits", map[string]any{"branch": "main", "commit_message": fmt.Sprintf("racer %d", i),
+				"actions": []map[string]any{{"action": "update", "file_path": "race.txt", "content": content, "last_commit_id": base}}})
 		}(i)
 	}
+	close(start)
 	wg.Wait()
-	won := 0
-	for _, s := range statuses {
+	won, winner := 0, -1
+	for i, s := range statuses {
 		switch s {
-		case 200:
-			won++
+		case 200, 201:
+			won, winner = won+1, i
 		case 400:
 		default:
-			t.Fatalf("status %d", s)
+			t.Fatalf("racer %d: status %d", i, s)
 		}
 	}
 	if won != 1 {
@@ -220,6 +216,9 @@ func TestConcurrentWritesOneWins(t *testing.T) {
 	log := strings.Fields(gitIn(t, r, "log", "--format=%H", "main"))
 	if len(log) != 3 || log[1] != base {
 		t.Fatalf("history after the race: %v (base %s)", log, base)
+	}
+	if got, want := gitIn(t, r, "show", "main:race.txt"), fmt.Sprintf("racer %d\n", winner); got != want {
+		t.Fatalf("race.txt holds %q, the winner wrote %q", got, want)
 	}
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -293,4 +292,152 @@ func TestDemoProjectsGetRepositoriesOnFirstUse(t *testing.T) {
 			t.Errorf("%v: README %d %s (want %d)", p["path_with_namespace"], status, b, want)
 		}
 	}
+}
+
+// doRaw sends body as it is, with Content-Type ct.
+func (a *apiClient) doRaw(method, path, ct, body string) (int, []byte) {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.srv.URL+"/api/v4"+path, strings.NewReader(body))
+	req.Header.Set("PRIVATE-TOKEN", repoRootToken)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	res, err := a.srv.Client().Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	return res.StatusCode, buf.Bytes()
+}
+
+// TestRefusedWritesChangeNothing sends writes the repository must refuse —
+// a path under a file, a file where a directory is (files API, every action
+// of POST .../commits, move), bodies that are not exactly one JSON object,
+// blank or oversized identities, oversized names and messages, a branch
+// whose name clashes with another — and checks each answers 400 in the
+// documented shape while no ref moves and no file changes.
+func TestRefusedWritesChangeNothing(t *testing.T) {
+	a := newAPI(t)
+	id, r := a.project("refusals")
+	p := fmt.Sprintf("/projects/%d/repository", id)
+	a.must(201, "POST", p+"/commits", map[string]any{"branch": "main", "commit_message": "tree", "actions": []map[string]any{
+		{"action": "create", "file_path": "dir/a.txt", "content": "a\n"},
+		{"action": "create", "file_path": "dir/sub/b.txt", "content": "b\n"},
+	}})
+	a.must(201, "POST", p+"/branches", map[string]any{"branch": "team/one", "ref": "main"})
+	refs := gitIn(t, r, "for-each-ref")
+	readme := gitIn(t, r, "show", "main:README.md")
+
+	write := func(extra map[string]any) map[string]any {
+		m := map[string]any{"branch": "main", "commit_message": "m", "content": "x\n"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	mib := strings.Repeat("x", 1<<20)
+	type refusal struct {
+		what       string
+		method     string
+		path       string
+		body       any    // JSON-encoded unless raw is set
+		raw        string // sent as application/json as it is
+		validation string // Errors rule 3: the field named; "" for Errors rule 5 or 2 (a string message)
+	}
+	cases := []refusal{
+		{"file under a file", "POST", "/files/README.md%2Fchild", write(nil), "", ""},
+		{"file where a directory is", "POST", "/files/dir", write(nil), "", ""},
+		{"update under a file", "PUT", "/files/README.md%2Fchild", write(nil), "", ""},
+		{"update a directory", "PUT", "/files/dir", write(nil), "", ""},
+		{"delete a directory", "DELETE", "/files/dir", map[string]any{"branch": "main", "commit_message": "m"}, "", ""},
+		{"trailing data on a delete", "DELETE", "/files/README.md", nil, `{"branch":"main","commit_message":"x"}}`, ""},
+		{"two values on a create", "POST", "/files/new.txt", nil, `{"branch":"main","commit_message":"x","content":"c"} {}`, ""},
+		{"an array body", "POST", "/files/new.txt", nil, `[{"branch":"main","commit_message":"x","content":"c"}]`, ""},
+		{"blank author_name", "POST", "/files/new.txt", write(map[string]any{"author_name": ""}), "", "author_name"},
+		{"spaces for author_name", "PUT", "/files/README.md", write(map[string]any{"author_name": "  "}), "", "author_name"},
+		{"blank author_email", "DELETE", "/files/README.md", map[string]any{"branch": "main", "commit_message": "m", "author_email": ""}, "", "author_email"},
+		{"an author_name git would rewrite", "POST", "/files/new.txt", write(map[string]any{"author_name": "a<b>"}), "", "author_name"},
+		{"a 1 MiB author_email", "POST", "/files/new.txt", write(map[string]any{"author_email": mib + "@example.com"}), "", "author_email"},
+		{"a 1 MiB branch", "POST", "/files/new.txt", write(map[string]any{"branch": mib, "start_branch": "main"}), "", "branch"},
+		{"a 1 MiB start_branch", "POST", "/files/new.txt", write(map[string]any{"branch": "b2", "start_branch": mib}), "", "start_branch"},
+		{"a NUL in commit_message", "POST", "/files/new.txt", write(map[string]any{"commit_message": "a\x00b"}), "", "commit_message"},
+		{"a commit_message over 1 MiB", "POST", "/files/new.txt", write(map[string]any{"commit_message": mib + "x"}), "", "commit_message"},
+		{"a 5,000-byte file path", "POST", "/files/" + strings.Repeat("p", 5000), write(nil), "", ""},
+		{"a branch under a branch", "POST", "/files/new.txt", write(map[string]any{"branch": "main/x", "start_branch": "main"}), "", ""},
+		{"a branch above a branch", "POST", "/files/new.txt", write(map[string]any{"branch": "team", "start_branch": "main"}), "", ""},
+		{"a branch under a branch (branches API)", "POST", "/branches", map[string]any{"branch": "team/one/two", "ref": "main"}, "", ""},
+		{"a tag message with a NUL", "POST", "/tags", map[string]any{"tag_name": "v1", "ref": "main", "message": "a\x00b"}, "", "message"},
+		{"a cherry-pick message with a NUL", "POST", "/commits/main/cherry_pick", map[string]any{"branch": "team/one", "message": "a\x00b"}, "", "message"},
+	}
+	action := func(a map[string]any) map[string]any {
+		return map[string]any{"branch": "main", "commit_message": "m", "actions": []map[string]any{
+			{"action": "create", "file_path": "fine.txt", "content": "ok\n"}, a}}
+	}
+	for _, ac := range []struct {
+		what string
+		a    map[string]any
+	}{
+		{"create under a file", map[string]any{"action": "create", "file_path": "README.md/x", "content": "c"}},
+		{"create where a directory is", map[string]any{"action": "create", "file_path": "dir", "content": "c"}},
+		{"update a directory", map[string]any{"action": "update", "file_path": "dir/sub", "content": "c"}},
+		{"update under a file", map[string]any{"action": "update", "file_path": "README.md/x", "content": "c"}},
+		{"delete a directory", map[string]any{"action": "delete", "file_path": "dir"}},
+		{"chmod a directory", map[string]any{"action": "chmod", "file_path": "dir", "execute_filemode": true}},
+		{"move under a file", map[string]any{"action": "move", "file_path": "README.md/x", "previous_path": "dir/a.txt"}},
+		{"move onto a directory", map[string]any{"action": "move", "file_path": "dir/sub", "previous_path": "README.md"}},
+		{"move a directory", map[string]any{"action": "move", "file_path": "elsewhere", "previous_path": "dir"}},
+		{"move onto a file", map[string]any{"action": "move", "file_path": "README.md", "previous_path": "dir/a.txt"}},
+	} {
+		cases = append(cases, refusal{"commits: " + ac.what, "POST", "/commits", action(ac.a), "", ""})
+	}
+	cases = append(cases,
+		refusal{"commits: blank author_email", "POST", "/commits", func() map[string]any {
+			m := action(map[string]any{"action": "create", "file_path": "g.txt", "content": "c"})
+			m["author_email"] = " "
+			return m
+		}(), "", "author_email"},
+		refusal{"commits: a 1 MiB author_name", "POST", "/commits", func() map[string]any {
+			m := action(map[string]any{"action": "create", "file_path": "g.txt", "content": "c"})
+			m["author_name"] = mib
+			return m
+		}(), "", "author_name"},
+	)
+	for _, tc := range cases {
+		var status int
+		var body []byte
+		if tc.raw != "" {
+			status, body = a.doRaw(tc.method, p+tc.path, "application/json", tc.raw)
+		} else {
+			status, body = a.do(tc.method, p+tc.path, tc.body)
+		}
+		if status != http.StatusBadRequest {
+			t.Errorf("%s: %d %.300s, want 400", tc.what, status, body)
+			continue
+		}
+		var doc struct{ Message any }
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Errorf("%s: body %.300s", tc.what, body)
+			continue
+		}
+		if tc.validation != "" {
+			fields, ok := doc.Message.(map[string]any)
+			if !ok || fields[tc.validation] == nil {
+				t.Errorf("%s: %.300s, want the validation shape naming %s", tc.what, body, tc.validation)
+			}
+		} else if _, ok := doc.Message.(string); !ok {
+			t.Errorf("%s: %.300s, want a string message", tc.what, body)
+		}
+	}
+	if got := gitIn(t, r, "for-each-ref"); got != refs {
+		t.Errorf("refs moved:\n%s\nwant\n%s", got, refs)
+	}
+	if got := gitIn(t, r, "show", "main:README.md"); got != readme {
+		t.Errorf("README.md changed: %q", got)
+	}
+	if status, b := a.do("GET", p+"/files/README.md?ref=main", nil); status != 200 {
+		t.Errorf("README.md after the refusals: %d %s", status, b)
+	}
+	fsckClean(t, r)
 }

@@ -26,6 +26,48 @@ type writeRequest struct {
 	RejectEmpty bool
 }
 
+// validate applies the git layer's limits to what the request would write:
+// names and messages past them, a blank or malformed identity, answer the
+// validation shape keyed by parameter (Errors rule 3); a branch name git
+// refuses answers Errors rule 5, as it always has. Nothing is written.
+func (req *writeRequest) validate() error {
+	p := fieldProblems{}
+	for _, f := range []struct{ field, name string }{{"branch", req.Branch}, {"start_branch", req.StartBranch}} {
+		if f.field == "branch" || f.name != "" {
+			if r := git.RefNameProblem(f.name); r != git.ReasonInvalid {
+				p.add(f.field, r)
+			}
+		}
+	}
+	p.add("commit_message", git.MessageProblem(req.Message))
+	p.add("author_name", git.NameProblem(req.Author.Name))
+	p.add("author_email", git.EmailProblem(req.Author.Email))
+	if err := p.err(); err != nil {
+		return err
+	}
+	if !validBranchName(req.Branch) {
+		return commitFailed("Branch name is invalid")
+	}
+	return nil
+}
+
+// fieldProblems collects validation failures by parameter (Errors rule 3).
+type fieldProblems map[string][]string
+
+// add records reason for field unless it is empty (no problem).
+func (p fieldProblems) add(field, reason string) {
+	if reason != "" {
+		p[field] = append(p[field], reason)
+	}
+}
+
+func (p fieldProblems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return validation(p)
+}
+
 // shasEqual compares SHAs as the platform does: a common prefix of at least 7 digits.
 func shasEqual(a, b string) bool {
 	n := min(len(a), len(b))
@@ -37,6 +79,9 @@ func shasEqual(a, b string) bool {
 // commit was built on, so of concurrent writes based on the same state one
 // wins and the others fail with Errors rule 5; a failure leaves no ref moved.
 func (s *Server) commitActions(ctx context.Context, rc *repoCtx, req *writeRequest) (*git.Commit, error) {
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
 	r := rc.Repo
 	r.Lock()
 	c, old, err := s.commitLocked(ctx, rc, req)
@@ -145,6 +190,9 @@ func (s *Server) commitLocked(ctx context.Context, rc *repoCtx, req *writeReques
 		old = cur
 	}
 	if err := r.UpdateRef(ctx, "refs/heads/"+req.Branch, id, old); err != nil {
+		if errors.Is(err, git.ErrRefClash) {
+			return nil, "", commitFailed(fmt.Sprintf("Branch name %s clashes with an existing branch", req.Branch))
+		}
 		if errors.Is(err, git.ErrStale) || errors.Is(err, git.ErrExists) {
 			return nil, "", commitFailed(fmt.Sprintf("Could not update refs/heads/%s. Please refresh and try again.", req.Branch))
 		}

@@ -98,7 +98,7 @@ func (c *Ctx) accessLevel(name string) (*access.Level, error) {
 // customAttribute reads PUT .../custom_attributes/:key, the platform's
 // provisioning of the custom_attributes filters for users, groups and projects.
 func (c *Ctx) customAttribute() (key, value string, err error) {
-	value = c.In().Require("value").StringOr("value", "")
+	value = c.In().StringOr("value", "")
 	if err := c.In().Err(); err != nil {
 		return "", "", err
 	}

@@ -218,6 +218,9 @@ var routes = []routeRow{
 	{"users.unblock", (*Server).unblockUser},                          // administrator
 	{"users.tokens.create", (*Server).createPersonalAccessToken},      // administrator
 	{"users.custom-attributes.set", (*Server).setUserCustomAttribute}, // administrator
+
+	// version (specs/version.yaml)
+	{"version.get", (*Server).getVersion}, // signed in
 }
 
 // handlers indexes routes by endpoint ID.

@@ -156,17 +156,15 @@ type runnerFilter struct {
 	versionPrefix      *string
 }
 
-var (
-	runnerStatuses = []string{"online", "offline", "stale", "never_contacted", "active", "paused"}
-	runnerTypes    = []string{store.InstanceRunner, store.GroupRunner, store.ProjectRunner}
-)
+// runnerTypes are the runner types, also deprecated scope values of GET /runners/all.
+var runnerTypes = []string{store.InstanceRunner, store.GroupRunner, store.ProjectRunner}
 
 // readRunnerFilter reads the shared filters; scopes are the deprecated
 // status values, and on /runners/all also the runner types.
 func (c *Ctx) readRunnerFilter(scopes []string) (*runnerFilter, error) {
 	in := c.In()
-	f := &runnerFilter{scope: in.Enum("scope", scopes...), typ: in.Enum("type", runnerTypes...),
-		status: in.Enum("status", runnerStatuses...), paused: in.Bool("paused"), tags: in.Strings("tag_list"),
+	f := &runnerFilter{scope: in.Enum("scope", scopes...), typ: in.String("type"),
+		status: in.String("status"), paused: in.Bool("paused"), tags: in.Strings("tag_list"),
 		versionPrefix: in.String("version_prefix")}
 	if err := in.Err(); err != nil {
 		return nil, err
@@ -364,6 +362,7 @@ func (s *Server) updateRunner(c *Ctx) error {
 		if c.runnerRole(d, r) < need {
 			return forbidden()
 		}
+		d.Touch(r)
 		if desc != nil {
 			r.Description = *desc
 		}
@@ -401,9 +400,9 @@ func (s *Server) updateRunner(c *Ctx) error {
 func (s *Server) listRunnerJobs(c *Ctx) error {
 	in := c.In()
 	systemID := in.String("system_id")
-	status := in.Enum("status", "running", "success", "failed", "canceled")
-	orderBy := in.Enum("order_by", "id")
-	sortDir := in.Enum("sort", "asc", "desc")
+	status := in.String("status")
+	orderBy := in.String("order_by")
+	sortDir := in.String("sort")
 	if err := in.Err(); err != nil {
 		return err
 	}
@@ -441,18 +440,23 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 
 // listRunnerManagers implements GET /runners/:id/managers (rules runners.managers.*).
 func (s *Server) listRunnerManagers(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out []RunnerManagerJSON
+	err := s.store.Read(func(d *store.Data) error {
 		r, err := c.runnerOf(d)
 		if err != nil {
 			return err
 		}
 		v := c.view(d)
-		out := []RunnerManagerJSON{}
 		for _, m := range d.RunnerManagers(r.ID) {
 			out = append(out, v.runnerManagerJSON(m))
 		}
-		return c.JSON(http.StatusOK, out)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// Paginated like every list (Endpoints convention 8).
+	return Paginate(c, out, nil, func(m RunnerManagerJSON) RunnerManagerJSON { return m })
 }
 
 // listProjectRunners implements GET /projects/:id/runners (rules

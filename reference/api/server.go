@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"v4cert/reference/git"
+	"v4cert/reference/params"
 	"v4cert/reference/registry"
 	"v4cert/reference/store"
 	"v4cert/specs"
@@ -35,6 +36,8 @@ type Options struct {
 	// RepoDir holds the projects' git repositories; empty uses a temporary
 	// directory that Close removes.
 	RepoDir string
+	// Version is the v4cert build, the revision GET /version answers.
+	Version string
 	// Registry is the registry host the server mounts at /v2/ and
 	// /jwt/auth and whose content the project API reads; nil builds an
 	// in-memory one that Close closes.
@@ -65,6 +68,7 @@ type Server struct {
 type route struct {
 	endpoint *specs.Endpoint
 	handle   handler
+	params   []params.Decl // bound before handle runs (prepare)
 }
 
 type handler func(*Server, *Ctx) error
@@ -95,7 +99,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		if !ok {
 			return nil, fmt.Errorf("endpoint %s (%s %s) has no handler", e.ID, e.Method, e.Path)
 		}
-		rt := &route{endpoint: e, handle: h}
+		rt := &route{endpoint: e, handle: h, params: routeParams(e)}
 		s.routes[e.ID] = rt
 		pattern := e.Method + " /api/v4" + e.Pattern()
 		if err := register(s.mux, pattern, s.serveRoute(rt)); err != nil {

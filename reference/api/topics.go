@@ -116,7 +116,6 @@ func (c *Ctx) readTopicFields() (store.TopicFields, error) {
 
 // createTopic implements POST /topics (rules topics.create.*), administrators only.
 func (s *Server) createTopic(c *Ctx) error {
-	c.In().Require("name", "title")
 	f, err := c.readTopicFields()
 	if err != nil {
 		return err
@@ -171,7 +170,7 @@ func (s *Server) deleteTopic(c *Ctx) error {
 // source's projects move to the target, the source is deleted, and the answer
 // is the target.
 func (s *Server) mergeTopics(c *Ctx) error {
-	in := c.In().Require("source_topic_id", "target_topic_id")
+	in := c.In()
 	sourceID, targetID := in.IntOr("source_topic_id", 0), in.IntOr("target_topic_id", 0)
 	if err := in.Err(); err != nil {
 		return err

@@ -34,8 +34,8 @@ func (c *Ctx) readListUsersOptions() (ListUsersOptions, error) {
 		ExcludeInternal: in.Bool("exclude_internal"), WithoutProjectBots: in.Bool("without_project_bots"),
 		CreatedAfter: in.Time("created_after"), CreatedBefore: in.Time("created_before"),
 		ExternUID: in.String("extern_uid"), Provider: in.String("provider"),
-		OrderBy: in.Enum("order_by", "id", "name", "username", "created_at", "updated_at"),
-		Sort:    in.Enum("sort", "asc", "desc"), TwoFactor: in.Enum("two_factor", "enabled", "disabled"),
+		OrderBy: in.String("order_by"),
+		Sort:    in.String("sort"), TwoFactor: in.String("two_factor"),
 		WithoutProjects: in.Bool("without_projects"), Admins: in.Bool("admins"), Auditors: in.Bool("auditors"),
 		SkipLDAP: in.Bool("skip_ldap"), SAMLProviderID: in.Int("saml_provider_id"),
 		CustomAttributes: in.Hash("custom_attributes"), WithCustomAttributes: in.BoolOr("with_custom_attributes", false),
@@ -224,7 +224,7 @@ func (s *Server) currentUser(c *Ctx) error {
 
 // createUser implements the platform's POST /users (provisioning).
 func (s *Server) createUser(c *Ctx) error {
-	in := c.In().Require("email", "username", "name")
+	in := c.In()
 	n := store.NewUser{
 		Email: in.StringOr("email", ""), Username: in.StringOr("username", ""), Name: in.StringOr("name", ""),
 		Password: in.StringOr("password", ""), Admin: in.BoolOr("admin", false), External: in.BoolOr("external", false),
@@ -297,6 +297,8 @@ func (s *Server) deleteUser(c *Ctx) error {
 		if u.ID == c.Caller.ID {
 			return forbiddenMsg("you cannot delete yourself")
 		}
+		// The platform hands a deleted user's contributions to the ghost user.
+		d.Ghost()
 		d.DeleteUser(u)
 		return c.NoContent()
 	})
@@ -358,7 +360,7 @@ type tokenInput struct {
 }
 
 func (c *Ctx) tokenInput() (tokenInput, error) {
-	in := c.In().Require("name", "scopes")
+	in := c.In() // name and scopes are required by the rulebook
 	t := tokenInput{name: in.StringOr("name", ""), scopes: in.Strings("scopes"), expires: in.Date("expires_at")}
 	return t, in.Err()
 }
@@ -377,6 +379,7 @@ func (s *Server) setUserCustomAttribute(c *Ctx) error {
 		return err
 	}
 	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+		d.Touch(u)
 		if u.CustomAttributes == nil {
 			u.CustomAttributes = map[string]string{}
 		}

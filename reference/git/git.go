@@ -29,6 +29,9 @@ var (
 	ErrStale = errors.New("git: ref changed concurrently")
 	// ErrExists: a ref that must not exist does.
 	ErrExists = errors.New("git: ref already exists")
+	// ErrRefClash: a new ref would be the directory of an existing one, or
+	// the reverse (refs/heads/a beside refs/heads/a/b).
+	ErrRefClash = errors.New("git: ref clashes with an existing ref")
 	// ErrClosed: the manager was closed.
 	ErrClosed = errors.New("git: repositories closed")
 )
@@ -137,6 +140,12 @@ func (m *Manager) prepare() error {
 	} else if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return err
 	}
+	// Repositories a reset moved aside and a crash kept from deleting.
+	if left, _ := filepath.Glob(filepath.Join(m.dir, ".removed-*")); len(left) > 0 {
+		for _, d := range left {
+			os.RemoveAll(d)
+		}
+	}
 	home := filepath.Join(m.dir, ".home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
@@ -169,15 +178,10 @@ func (m *Manager) Create(id int, defaultBranch string) (*Repo, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.prepare(); err != nil {
+	dir, err := m.slot(id)
+	if err != nil {
 		return nil, err
 	}
-	if old := m.repos[id]; old != nil {
-		old.close()
-		os.RemoveAll(old.dir)
-	}
-	dir := filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
-	os.RemoveAll(dir)
 	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info", "lfs/objects"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, err
@@ -195,9 +199,30 @@ func (m *Manager) Create(id int, defaultBranch string) (*Repo, error) {
 			return nil, err
 		}
 	}
+	return m.register(id, dir), nil
+}
+
+// slot readies the directory of project id for a new repository: the
+// storage exists, and an older repository of id is closed and removed.
+func (m *Manager) slot(id int) (string, error) {
+	if err := m.prepare(); err != nil {
+		return "", err
+	}
+	if old := m.repos[id]; old != nil {
+		old.close()
+	}
+	dir := m.repoDir(id)
+	return dir, os.RemoveAll(dir)
+}
+
+func (m *Manager) repoDir(id int) string {
+	return filepath.Join(m.dir, fmt.Sprintf("project-%d.git", id))
+}
+
+func (m *Manager) register(id int, dir string) *Repo {
 	r := &Repo{m: m, id: id, dir: dir, lastCommit: map[string]Oid{}}
 	m.repos[id] = r
-	return r, nil
+	return r
 }
 
 // Get returns the repository of project id.
@@ -209,14 +234,118 @@ func (m *Manager) Get(id int) (*Repo, error) {
 	}
 	r := m.repos[id]
 	if r == nil {
-		return nil, ErrNotFound
+		return m.adopt(id)
 	}
 	return r, nil
 }
 
+// adopt takes over a repository a previous server left in a lasting
+// directory (--data-dir): repositories outlive the process there.
+func (m *Manager) adopt(id int) (*Repo, error) {
+	if m.temp {
+		return nil, ErrNotFound
+	}
+	dir := m.repoDir(id)
+	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return nil, ErrNotFound
+	}
+	if err := m.prepare(); err != nil {
+		return nil, err
+	}
+	return m.register(id, dir), nil
+}
+
+// RemoveAll deletes every repository (POST /-/reset); the manager stays open
+// for new ones. The directories are moved aside at once and deleted in the
+// background, after writes in progress have finished, so a reset does not
+// wait for them and new repositories may take the same paths at once.
+func (m *Manager) RemoveAll() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	repos := m.repos
+	m.repos = map[int]*Repo{}
+	if !m.made {
+		return nil
+	}
+	trash, err := os.MkdirTemp(m.dir, ".removed-")
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "project-") && strings.HasSuffix(e.Name(), ".git") {
+			if err := os.Rename(filepath.Join(m.dir, e.Name()), filepath.Join(trash, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	go func() {
+		for _, r := range repos {
+			r.wmu.Lock()
+			r.close()
+			r.wmu.Unlock()
+		}
+		os.RemoveAll(trash)
+	}()
+	return nil
+}
+
+// Snapshot copies the repository of project id into dir (a template a
+// reset restores, cheaper than writing its commits again).
+func (m *Manager) Snapshot(id int, dir string) error {
+	r, err := m.Get(id)
+	if err != nil {
+		return err
+	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return copyTree(r.dir, dir)
+}
+
+// Restore makes the repository of project id a copy of a snapshot.
+func (m *Manager) Restore(id int, snapshot string) (*Repo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir, err := m.slot(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := copyTree(snapshot, dir); err != nil {
+		return nil, err
+	}
+	return m.register(id, dir), nil
+}
+
+// copyTree copies a directory of regular files.
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if e.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+}
+
 // Ensure returns the repository of project id, creating it with init when
-// the project has none yet (projects that exist before the server serves,
-// such as a seeded demo world, get theirs on first use).
+// the project has none yet.
 func (m *Manager) Ensure(id int, defaultBranch string, init func(*Repo) error) (*Repo, error) {
 	if r, err := m.Get(id); err == nil || !errors.Is(err, ErrNotFound) {
 		return r, err

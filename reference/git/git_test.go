@@ -244,6 +244,21 @@ func TestUpdateRefIsCompareAndSwap(t *testing.T) {
 	if err := r.UpdateRef(ctx, "refs/heads/main", c1, ZeroOid); !errors.Is(err, ErrExists) {
 		t.Fatalf("creating an existing ref: %v", err)
 	}
+	// A ref is a file: refs/heads/main/x cannot exist beside refs/heads/main, nor the reverse.
+	if err := r.UpdateRef(ctx, "refs/heads/main/x", c1, ZeroOid); !errors.Is(err, ErrRefClash) {
+		t.Fatalf("a ref under a ref: %v", err)
+	}
+	if err := r.UpdateRef(ctx, "refs/heads/f/g/h", c1, ZeroOid); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"refs/heads/f", "refs/heads/f/g"} {
+		if err := r.UpdateRef(ctx, ref, c1, ZeroOid); !errors.Is(err, ErrRefClash) {
+			t.Fatalf("%s beside refs/heads/f/g/h: %v", ref, err)
+		}
+	}
+	if err := r.UpdateRef(ctx, "refs/heads/f/g2", c1, ZeroOid); err != nil {
+		t.Fatalf("a sibling: %v", err)
+	}
 }
 
 func TestBlame(t *testing.T) {

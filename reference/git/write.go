@@ -327,8 +327,25 @@ func (r *Repo) UpdateRef(ctx context.Context, ref string, newOid, old Oid) error
 		return ErrExists
 	case old != ZeroOid && (lookErr != nil || cur != old):
 		return ErrStale
+	case old == ZeroOid && r.refClash(ctx, ref):
+		return ErrRefClash
 	}
 	return err
+}
+
+// refClash reports whether ref cannot exist beside the refs there are: a ref
+// is a file, so refs/heads/a and refs/heads/a/b exclude each other.
+func (r *Repo) refClash(ctx context.Context, ref string) bool {
+	out, err := r.run(ctx, nil, nil, "for-each-ref", "--count=1", "--format=%(refname)", ref+"/")
+	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return true
+	}
+	for p := parentDir(ref); strings.Count(p, "/") >= 2; p = parentDir(p) {
+		if _, _, _, err := r.object(ctx, p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // CreateTag creates refs/tags/name at commit: lightweight without a message,

@@ -90,6 +90,11 @@ func (v *Values) addBody(ct string, body []byte) error {
 	return v.addQuery(string(body))
 }
 
+// addJSON reads a body that must be exactly one JSON object. Anything after
+// it is refused, whitespace aside: a body such as `{"branch":"main"}}` must not
+// act on its first value (Decoder.More alone misses a trailing '}' or ']').
+// A body of `null` carries no parameters, as an explicit null option does not:
+// the platform's Go client sends it for endpoints whose options are all empty.
 func (v *Values) addJSON(body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -97,8 +102,11 @@ func (v *Values) addJSON(body []byte) error {
 	if err := dec.Decode(&doc); err != nil {
 		return &DecodeError{"the request body is not valid JSON"}
 	}
-	if dec.More() {
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
 		return &DecodeError{"the request body holds more than one JSON value"}
+	}
+	if doc == nil {
+		return nil
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
@@ -603,14 +611,12 @@ func (r *Reader) Time(name string) *time.Time {
 	if s == nil {
 		return nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, *s); err == nil {
-			t = t.UTC()
-			return &t
-		}
+	t, ok := parseTime(*s)
+	if !ok {
+		r.fail(name, false)
+		return nil
 	}
-	r.fail(name, false)
-	return nil
+	return &t
 }
 
 // Date returns name as a YYYY-MM-DD date; an empty string clears it (nil, no error).

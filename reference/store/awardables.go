@@ -107,6 +107,7 @@ func (d *Data) CreateIssue(p *Project, author *User, title, description string, 
 		d.issues = map[int]*Issue{}
 	}
 	d.issues[i.ID] = i
+	d.Touch(i)
 	return i
 }
 
@@ -129,6 +130,7 @@ func (d *Data) CreateSnippet(p *Project, author *User, title, description, visib
 		d.snippets = map[int]*Snippet{}
 	}
 	d.snippets[s.ID] = s
+	d.Touch(s)
 	return s
 }
 
@@ -165,6 +167,7 @@ func (d *Data) CreateNote(projectID int, on Awardable, author *User, body string
 		d.notes = map[int]*Note{}
 	}
 	d.notes[n.ID] = n
+	d.Touch(n)
 	return n
 }
 
@@ -207,6 +210,7 @@ func (d *Data) AddAwardEmoji(a Awardable, u *User, name string) (*AwardEmoji, er
 		d.awards = map[Awardable][]*AwardEmoji{}
 	}
 	d.awards[a] = append(d.awards[a], e)
+	d.Touch(e)
 	return e, nil
 }
 
@@ -214,24 +218,31 @@ func (d *Data) AddAwardEmoji(a Awardable, u *User, name string) (*AwardEmoji, er
 func (d *Data) DeleteAwardEmoji(e *AwardEmoji) {
 	a := Awardable{e.AwardableType, e.AwardableID}
 	d.awards[a] = slices.DeleteFunc(d.awards[a], func(x *AwardEmoji) bool { return x.ID == e.ID })
+	d.Touch(e)
 }
 
 // dropAwardables forgets a deleted project's issues, snippets, notes and reactions.
 func (d *Data) dropAwardables(projectID int) {
 	for id, n := range d.notes {
 		if n.ProjectID == projectID {
+			d.Touch(n)
+			d.touchKey(tAwards, Awardable{AwardableNote, id})
 			delete(d.awards, Awardable{AwardableNote, id})
 			delete(d.notes, id)
 		}
 	}
 	for id, i := range d.issues {
 		if i.ProjectID == projectID {
+			d.Touch(i)
+			d.touchKey(tAwards, Awardable{AwardableIssue, id})
 			delete(d.awards, Awardable{AwardableIssue, id})
 			delete(d.issues, id)
 		}
 	}
 	for id, s := range d.snippets {
 		if s.ProjectID == projectID {
+			d.Touch(s)
+			d.touchKey(tAwards, Awardable{AwardableSnippet, id})
 			delete(d.awards, Awardable{AwardableSnippet, id})
 			delete(d.snippets, id)
 		}

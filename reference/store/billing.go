@@ -259,6 +259,7 @@ func (d *Data) NeedsActivity(u *User) bool {
 func (d *Data) RecordActivity(userID int) {
 	if u := d.userByID[userID]; u != nil && d.NeedsActivity(u) {
 		today := d.Now().UTC().Truncate(24 * time.Hour)
+		d.Touch(u)
 		u.LastActivityOn = &today
 	}
 }

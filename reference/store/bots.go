@@ -55,19 +55,8 @@ func (d *Data) CreateProjectAccessToken(p *Project, name string, scopes []string
 	return u, t, err
 }
 
-// SAMLProviderID returns the id of the SAML provider of g's top-level group,
-// setting one up on first use: the reference has no single sign-on to
-// configure, so naming a group in group_id_for_saml stands for a group that
-// has it.
-func (d *Data) SAMLProviderID(g *Group) int {
-	root := d.Root(g)
-	if d.samlProviders == nil {
-		d.samlProviders = map[int]int{}
-	}
-	if id, ok := d.samlProviders[root.ID]; ok {
-		return id
-	}
-	id := d.next("saml_provider")
-	d.samlProviders[root.ID] = id
-	return id
-}
+// SAMLProviderID returns the id of the SAML provider of g's top-level group.
+// The reference has no single sign-on to configure, so every top-level group
+// stands for one that has it, its provider numbered as the group: the id is
+// derived, and nothing beyond the identity that names it is stored.
+func (d *Data) SAMLProviderID(g *Group) int { return d.Root(g).ID }

@@ -76,6 +76,7 @@ func (d *Data) CreateBulkImport(userID int, sourceURL string, entities []*BulkIm
 		d.bulkImports = map[int]*BulkImport{}
 	}
 	d.bulkImports[b.ID] = b
+	d.Touch(b)
 	return b
 }
 
@@ -96,6 +97,7 @@ func (d *Data) BulkImports() []*BulkImport {
 // every entity that has not ended, as the platform does.
 func (d *Data) SetBulkImportStatus(b *BulkImport, status string) {
 	now := d.Now()
+	d.Touch(b)
 	b.Status, b.UpdatedAt = status, now
 	if status != "canceled" {
 		return
@@ -109,11 +111,13 @@ func (d *Data) SetBulkImportStatus(b *BulkImport, status string) {
 
 // SetBulkImportEntityStatus moves an entity to status.
 func (d *Data) SetBulkImportEntityStatus(e *BulkImportEntity, status string) {
+	d.Touch(e)
 	e.Status, e.UpdatedAt = status, d.Now()
 }
 
 // AddBulkImportFailure records a failure on e.
 func (d *Data) AddBulkImportFailure(e *BulkImportEntity, f BulkImportFailure) {
+	d.Touch(e)
 	f.CreatedAt = d.Now()
 	e.Failures = append(e.Failures, f)
 	e.UpdatedAt = f.CreatedAt

@@ -131,6 +131,7 @@ func (d *Data) CreateRunner(r *Runner) *Runner {
 	r.CreatedAt = d.Now()
 	r.Secret = NewSecret("glrt-")
 	d.runners[r.ID] = r
+	d.Touch(r)
 	return r
 }
 
@@ -155,6 +156,8 @@ func (d *Data) runnerOwnerExists(r *Runner) bool {
 
 // DeleteRunner removes a runner with its managers; its jobs keep their history.
 func (d *Data) DeleteRunner(r *Runner) {
+	d.Touch(r)
+	d.touchKey(tRunnerManagers, r.ID)
 	delete(d.runners, r.ID)
 	delete(d.runnerManagers, r.ID)
 }
@@ -225,6 +228,8 @@ type ManagerInfo struct {
 func (d *Data) ContactRunner(r *Runner, info ManagerInfo) *RunnerManager {
 	d.ciInit()
 	now := d.Now()
+	d.Touch(r)
+	d.touchKey(tRunnerManagers, r.ID)
 	r.ContactedAt = &now
 	if info.SystemID == "" {
 		return nil
@@ -294,11 +299,13 @@ func (d *Data) NewPipeline(pl *Pipeline, jobs []*Job) *Pipeline {
 	pl.ID = d.next("pipeline")
 	pl.CreatedAt, pl.UpdatedAt = now, now
 	d.pipelines[pl.ID] = pl
+	d.Touch(pl)
 	for _, j := range jobs {
 		j.ID = d.next("job")
 		j.ProjectID, j.PipelineID, j.UserID, j.CreatedAt = pl.ProjectID, pl.ID, pl.UserID, now
 		j.Status = "created"
 		d.jobs[j.ID] = j
+		d.Touch(j)
 	}
 	d.advance(pl)
 	return pl
@@ -375,8 +382,12 @@ func (d *Data) RunnerJobs(runnerID int) []*Job {
 // start their child pipeline); a failure that may not fail skips every later
 // stage. The pipeline status follows its jobs.
 func (d *Data) advance(pl *Pipeline) {
+	d.Touch(pl)
 	for {
 		jobs := d.PipelineJobs(pl.ID)
+		for _, j := range jobs {
+			d.Touch(j)
+		}
 		live := jobs[:0:0]
 		for _, j := range jobs {
 			if !j.Retried {
@@ -468,6 +479,7 @@ func pipelineStatus(jobs []*Job) string {
 // included file (or empty when the file yields nothing) and the trigger job
 // succeeds once the downstream pipeline exists.
 func (d *Data) trigger(pl *Pipeline, j *Job) {
+	d.Touch(j)
 	jobs := j.Child
 	j.Child = nil
 	child := &Pipeline{ProjectID: pl.ProjectID, ParentID: pl.ID, Ref: pl.Ref, SHA: pl.SHA, Tag: pl.Tag,
@@ -500,6 +512,7 @@ func (d *Data) PickJob(r *Runner, m *RunnerManager) *Job {
 		return nil
 	}
 	now := d.Now()
+	d.Touch(best)
 	best.Status, best.StartedAt, best.RunnerID = "running", &now, r.ID
 	if m != nil {
 		best.ManagerID = m.ID
@@ -536,6 +549,7 @@ func HasTag(tags []string, t string) bool {
 // ends it (its token dies), and the pipeline moves on.
 func (d *Data) FinishJob(j *Job, state, trace, reason string) {
 	now := d.Now()
+	d.Touch(j)
 	if trace != "" {
 		j.Trace = trace
 	}
@@ -564,6 +578,7 @@ func (d *Data) RetryJob(j *Job) *Job {
 		UserID: j.UserID, CreatedAt: d.Now()}
 	j.Retried = true
 	d.jobs[n.ID] = n
+	d.Touch(j, n)
 	d.advance(d.pipelines[j.PipelineID])
 	return n
 }
@@ -571,6 +586,7 @@ func (d *Data) RetryJob(j *Job) *Job {
 // CancelJob ends an unfinished job as canceled; its token dies.
 func (d *Data) CancelJob(j *Job) {
 	now := d.Now()
+	d.Touch(j)
 	j.Status, j.FinishedAt = "canceled", &now
 	if j.TokenSecret != "" {
 		d.RemoveJobToken(j.TokenSecret)
@@ -581,6 +597,7 @@ func (d *Data) CancelJob(j *Job) {
 
 // PlayJob starts a manual job: it becomes pending for runners.
 func (d *Data) PlayJob(j *Job) {
+	d.Touch(j)
 	j.Status = "pending"
 	d.advance(d.pipelines[j.PipelineID])
 }
@@ -591,11 +608,13 @@ func (d *Data) dropCI(projectID int) {
 			if j.TokenSecret != "" {
 				d.RemoveJobToken(j.TokenSecret)
 			}
+			d.Touch(j)
 			delete(d.jobs, id)
 		}
 	}
 	for id, pl := range d.pipelines {
 		if pl.ProjectID == projectID {
+			d.Touch(pl)
 			delete(d.pipelines, id)
 		}
 	}

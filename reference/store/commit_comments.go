@@ -21,6 +21,7 @@ func (d *Data) AddCommitComment(c *CommitComment) {
 	}
 	c.CreatedAt = d.Now()
 	d.commitComments[c.ProjectID] = append(d.commitComments[c.ProjectID], c)
+	d.Touch(c)
 }
 
 // CommitComments lists the comments on one commit in the order they were made.
@@ -35,4 +36,7 @@ func (d *Data) CommitComments(projectID int, sha string) []*CommitComment {
 }
 
 // DropCommitComments forgets a deleted project's comments.
-func (d *Data) DropCommitComments(projectID int) { delete(d.commitComments, projectID) }
+func (d *Data) DropCommitComments(projectID int) {
+	d.touchKey(tCommitComments, projectID)
+	delete(d.commitComments, projectID)
+}

@@ -44,6 +44,7 @@ func (d *Data) StarProject(p *Project, u *User) bool {
 	if p.Starrers[u.ID] {
 		return false
 	}
+	d.Touch(p)
 	p.Starrers[u.ID] = true
 	p.StarCount++
 	return true

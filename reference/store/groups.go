@@ -90,6 +90,9 @@ func (d *Data) CreateGroup(n NewGroup) (*Group, error) {
 	if n.Path != "" && d.namespacePathTaken(n.Path, n.ParentID) {
 		v.Fields["path"] = append(v.Fields["path"], "has already been taken")
 	}
+	v.checkLength("name", n.Name, MaxName)
+	v.checkLength("path", n.Path, MaxName)
+	v.checkLength("description", n.Description, MaxGroupDescription)
 	if len(v.Fields) > 0 {
 		return nil, v
 	}
@@ -104,6 +107,7 @@ func (d *Data) CreateGroup(n NewGroup) (*Group, error) {
 		g.RequestAccessEnabled = *n.RequestAccessEnabled
 	}
 	d.groups[g.ID] = g
+	d.Touch(g)
 	if n.CreatorID != 0 {
 		d.putMember(SourceGroup, g.ID, n.CreatorID, 50, nil, n.CreatorID)
 	}
@@ -231,27 +235,35 @@ func (d *Data) deleteGroupOnly(g *Group) {
 		}
 	}
 	d.dropSource(SourceGroup, g.ID)
-	kept := d.links[:0]
-	for _, l := range d.links {
-		if l.GroupID != g.ID && !(l.SourceType == SourceGroup && l.SourceID == g.ID) {
-			kept = append(kept, l)
-		}
-	}
-	d.links = kept
+	d.dropLinks(func(l *Link) bool { return l.GroupID == g.ID || (l.SourceType == SourceGroup && l.SourceID == g.ID) })
+	d.Touch(g)
 	delete(d.groups, g.ID)
 }
 
 func (d *Data) dropSource(t SourceType, id int) {
 	for k := range d.members {
 		if k.Type == t && k.Source == id {
+			d.touchKey(tMembers, k)
 			delete(d.members, k)
 		}
 	}
 	for k := range d.requests {
 		if k.Type == t && k.Source == id {
+			d.touchKey(tRequests, k)
 			delete(d.requests, k)
 		}
 	}
+}
+
+// dropLinks removes the links drop chooses.
+func (d *Data) dropLinks(drop func(*Link) bool) {
+	d.links = slices.DeleteFunc(d.links, func(l *Link) bool {
+		if drop(l) {
+			d.Touch(l)
+			return true
+		}
+		return false
+	})
 }
 
 func sortByID[T any](s []T, id func(T) int) {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -70,6 +72,23 @@ func slackKind() *IntegrationKind {
 		k.Fields = append(k.Fields, IntegrationField{Name: e.channel, Type: "string"})
 	}
 	return k
+}
+
+// MarshalJSON stores a kind by its slug (persistence): the catalogue is code.
+func (k *IntegrationKind) MarshalJSON() ([]byte, error) { return json.Marshal(k.Slug) }
+
+// UnmarshalJSON reads a kind stored by its slug back from the catalogue.
+func (k *IntegrationKind) UnmarshalJSON(b []byte) error {
+	var slug string
+	if err := json.Unmarshal(b, &slug); err != nil {
+		return err
+	}
+	known := IntegrationKindBySlug(slug)
+	if known == nil {
+		return fmt.Errorf("unknown integration kind %q", slug)
+	}
+	*k = *known
+	return nil
 }
 
 // IntegrationKinds is the catalogue of kinds the reference implements: the two
@@ -180,6 +199,7 @@ func (d *Data) SetIntegration(projectID int, k *IntegrationKind, in IntegrationS
 		}
 		d.integrations[projectID][k.Slug] = cur
 	}
+	d.Touch(cur)
 	cur.Settings = merged
 	for n, v := range in.Events {
 		cur.Events[n] = v
@@ -216,6 +236,7 @@ func (d *Data) DisableIntegration(projectID int, slug string) error {
 	if in == nil {
 		return ErrNotFound
 	}
+	d.Touch(in)
 	in.Active = false
 	in.Settings = map[string]any{}
 	in.UpdatedAt = d.Now()
@@ -223,4 +244,7 @@ func (d *Data) DisableIntegration(projectID int, slug string) error {
 }
 
 // DropIntegrations forgets a deleted project's integrations.
-func (d *Data) DropIntegrations(projectID int) { delete(d.integrations, projectID) }
+func (d *Data) DropIntegrations(projectID int) {
+	d.touchKey(tIntegrations, projectID)
+	delete(d.integrations, projectID)
+}

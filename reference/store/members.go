@@ -30,12 +30,15 @@ type Link struct {
 func (d *Data) putMember(t SourceType, source, user int, level Level, expires *time.Time, by int) *Member {
 	k := memberKey{t, source, user}
 	if m := d.members[k]; m != nil {
+		d.Touch(m)
 		m.Access, m.ExpiresAt = level, expires
 		return m
 	}
 	m := &Member{ID: d.next("member"), Type: t, SourceID: source, UserID: user, Access: level,
 		ExpiresAt: expires, CreatedAt: d.Now(), CreatedByID: by}
 	d.members[k] = m
+	d.Touch(m)
+	d.touchKey(tRequests, k)
 	delete(d.requests, k)
 	return m
 }
@@ -46,6 +49,12 @@ func (d *Data) AddMember(t SourceType, source, user int, level Level, expires *t
 		return nil, ErrConflict
 	}
 	return d.putMember(t, source, user, level, expires, by), nil
+}
+
+// SetMemberAccess changes a direct membership's level and expiry.
+func (d *Data) SetMemberAccess(m *Member, level Level, expires *time.Time) {
+	d.Touch(m)
+	m.Access, m.ExpiresAt = level, expires
 }
 
 // DirectMember returns u's direct membership of the source, or nil.
@@ -72,6 +81,7 @@ func (d *Data) DirectMembers(t SourceType, source int) []*Member {
 
 // RemoveMember deletes a direct membership.
 func (d *Data) RemoveMember(t SourceType, source, user int) {
+	d.touchKey(tMembers, memberKey{t, source, user})
 	delete(d.members, memberKey{t, source, user})
 }
 
@@ -89,6 +99,7 @@ func (d *Data) ShareWithGroup(t SourceType, source int, group *Group, level Leve
 	l := &Link{ID: d.next("link"), SourceType: t, SourceID: source, GroupID: group.ID,
 		Access: level, ExpiresAt: expires, CreatedAt: d.Now()}
 	d.links = append(d.links, l)
+	d.Touch(l)
 	return l, nil
 }
 

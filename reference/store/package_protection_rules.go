@@ -68,6 +68,7 @@ func (d *Data) CreatePackageProtectionRule(projectID int, f PackageProtectionRul
 	}
 	r.ID = d.next("package_protection_rule")
 	d.packageRules[projectID] = append(d.packageRules[projectID], r)
+	d.Touch(r)
 	return r, nil
 }
 
@@ -80,6 +81,7 @@ func (d *Data) UpdatePackageProtectionRule(r *PackageProtectionRule, f PackagePr
 		return err
 	}
 	*r = next
+	d.Touch(r)
 	return nil
 }
 
@@ -87,10 +89,14 @@ func (d *Data) UpdatePackageProtectionRule(r *PackageProtectionRule, f PackagePr
 func (d *Data) DeletePackageProtectionRule(r *PackageProtectionRule) {
 	d.packageRules[r.ProjectID] = slices.DeleteFunc(d.packageRules[r.ProjectID],
 		func(x *PackageProtectionRule) bool { return x.ID == r.ID })
+	d.Touch(r)
 }
 
 // dropPackageProtectionRules forgets a deleted project's rules.
-func (d *Data) dropPackageProtectionRules(projectID int) { delete(d.packageRules, projectID) }
+func (d *Data) dropPackageProtectionRules(projectID int) {
+	d.touchKey(tPackageRules, projectID)
+	delete(d.packageRules, projectID)
+}
 
 func applyPackageRule(r *PackageProtectionRule, f PackageProtectionRuleFields) {
 	if f.PackageNamePattern != nil {

@@ -54,6 +54,8 @@ type ProjectFields struct {
 	WikiEnabled                  *bool
 	JobsEnabled                  *bool
 	SnippetsEnabled              *bool
+	// SharedRunnersEnabled lets the instance runners run the project's jobs.
+	SharedRunnersEnabled *bool
 }
 
 // NamespaceOf describes the namespace a project lives in.
@@ -139,6 +141,9 @@ func (d *Data) CreateProject(creator *User, f ProjectFields) (*Project, error) {
 	if f.ContainerRegistryAccessLevel != nil && !validFeatureLevel(*f.ContainerRegistryAccessLevel) {
 		v.Fields["container_registry_access_level"] = []string{"is not included in the list"}
 	}
+	v.checkLength("name", name, MaxName)
+	v.checkLength("path", path, MaxName)
+	v.checkLength("description", deref(f.Description), MaxProjectDescription)
 	if len(v.Fields) > 0 {
 		return nil, v
 	}
@@ -159,6 +164,7 @@ func (d *Data) CreateProject(creator *User, f ProjectFields) (*Project, error) {
 		p.DefaultBranch = *f.DefaultBranch
 	}
 	d.projects[p.ID] = p
+	d.Touch(p)
 	d.applyProject(p, f)
 	// The creator of a personal project owns it; in a group the creator keeps
 	// at least Maintainer, as the platform grants.
@@ -190,9 +196,25 @@ func (d *Data) UpdateProject(p *Project, f ProjectFields) error {
 	if f.ContainerRegistryAccessLevel != nil && !validFeatureLevel(*f.ContainerRegistryAccessLevel) {
 		v.Fields["container_registry_access_level"] = []string{"is not included in the list"}
 	}
+	// A rename keeps names and paths unique within the namespace, as creation does.
+	for _, o := range d.projects {
+		if o == p || o.NamespaceID != p.NamespaceID {
+			continue
+		}
+		if f.Path != nil && strings.EqualFold(o.Path, *f.Path) {
+			v.Fields["path"] = append(v.Fields["path"], "has already been taken")
+		}
+		if f.Name != nil && strings.EqualFold(o.Name, *f.Name) {
+			v.Fields["name"] = append(v.Fields["name"], "has already been taken")
+		}
+	}
+	v.checkLength("name", deref(f.Name), MaxName)
+	v.checkLength("path", deref(f.Path), MaxName)
+	v.checkLength("description", deref(f.Description), MaxProjectDescription)
 	if len(v.Fields) > 0 {
 		return v
 	}
+	d.Touch(p)
 	if f.Name != nil {
 		p.Name = *f.Name
 	}
@@ -227,6 +249,7 @@ func (d *Data) applyProject(p *Project, f ProjectFields) {
 	set(&p.WikiEnabled, f.WikiEnabled)
 	set(&p.JobsEnabled, f.JobsEnabled)
 	set(&p.SnippetsEnabled, f.SnippetsEnabled)
+	set(&p.SharedRunnersEnabled, f.SharedRunnersEnabled)
 	if f.ContainerRegistryAccessLevel != nil {
 		p.ContainerRegistryAccessLevel = *f.ContainerRegistryAccessLevel
 	}
@@ -298,18 +321,14 @@ func (d *Data) DeleteProject(p *Project) { d.deleteProject(p) }
 func (d *Data) deleteProject(p *Project) {
 	d.dropSource(SourceProject, p.ID)
 	d.DropIntegrations(p.ID)
-	kept := d.links[:0]
-	for _, l := range d.links {
-		if !(l.SourceType == SourceProject && l.SourceID == p.ID) {
-			kept = append(kept, l)
-		}
-	}
-	d.links = kept
+	d.dropLinks(func(l *Link) bool { return l.SourceType == SourceProject && l.SourceID == p.ID })
 	d.dropPackageProtectionRules(p.ID)
 	d.dropRemoteMirrors(p.ID)
 	d.dropCI(p.ID)
 	d.dropAwardables(p.ID)
 	d.dropRegistry(p.ID)
+	d.DropCommitComments(p.ID)
+	d.Touch(p)
 	delete(d.projects, p.ID)
 }
 

@@ -102,17 +102,22 @@ func (d *Data) RecordRegistryRepository(p *Project, name string) *RegistryReposi
 		return r
 	}
 	if r != nil {
+		d.Touch(r)
 		delete(d.registryRepos, r.ID)
 	}
 	r = &RegistryRepository{ID: d.next("registry_repository"), ProjectID: p.ID, Name: name, CreatedAt: d.Now()}
 	d.registryRepos[r.ID] = r
+	d.Touch(r)
 	return r
 }
 
 // ScheduleRegistryRepositoryDelete marks a repository delete_scheduled; the
 // next read that shows it completes the removal (ReapRegistryRepositories),
 // so the asynchronous delete is deterministic.
-func (d *Data) ScheduleRegistryRepositoryDelete(r *RegistryRepository) { r.Status = "delete_scheduled" }
+func (d *Data) ScheduleRegistryRepositoryDelete(r *RegistryRepository) {
+	d.Touch(r)
+	r.Status = "delete_scheduled"
+}
 
 // ReapRegistryRepositories removes the scheduled repositories among rs, once a
 // read has shown them in their scheduled state, and returns the image paths
@@ -122,6 +127,7 @@ func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) []string {
 	for _, r := range rs {
 		if r.Status == "delete_scheduled" {
 			images = append(images, d.RegistryRepositoryPath(r))
+			d.Touch(r)
 			delete(d.registryRepos, r.ID)
 		}
 	}
@@ -133,6 +139,7 @@ func (d *Data) ReapRegistryRepositories(rs ...*RegistryRepository) []string {
 func (d *Data) dropRegistry(projectID int) {
 	for id, r := range d.registryRepos {
 		if r.ProjectID == projectID {
+			d.Touch(r)
 			delete(d.registryRepos, id)
 		}
 	}
@@ -145,6 +152,7 @@ func (d *Data) StartBulkDelete(r *RegistryRepository) error {
 	if !r.LastBulkDeleteAt.IsZero() && now.Sub(r.LastBulkDeleteAt) < BulkDeleteInterval {
 		return ErrBulkDeleteTooSoon
 	}
+	d.Touch(r)
 	r.LastBulkDeleteAt = now
 	return nil
 }

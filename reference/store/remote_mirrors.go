@@ -67,11 +67,13 @@ func (d *Data) CreateRemoteMirror(projectID int, f RemoteMirrorFields) (*RemoteM
 		d.remoteMirrors = map[int][]*RemoteMirror{}
 	}
 	d.remoteMirrors[projectID] = append(d.remoteMirrors[projectID], m)
+	d.Touch(m)
 	return m, nil
 }
 
 // UpdateRemoteMirror validates and applies f to m.
 func (d *Data) UpdateRemoteMirror(m *RemoteMirror, f RemoteMirrorFields) error {
+	d.Touch(m)
 	return m.apply(f, false)
 }
 
@@ -94,10 +96,14 @@ func (d *Data) RemoteMirror(projectID, id int) *RemoteMirror {
 func (d *Data) DeleteRemoteMirror(m *RemoteMirror) {
 	d.remoteMirrors[m.ProjectID] = slices.DeleteFunc(d.remoteMirrors[m.ProjectID],
 		func(o *RemoteMirror) bool { return o == m })
+	d.Touch(m)
 }
 
 // dropRemoteMirrors forgets a deleted project's mirrors.
-func (d *Data) dropRemoteMirrors(projectID int) { delete(d.remoteMirrors, projectID) }
+func (d *Data) dropRemoteMirrors(projectID int) {
+	d.touchKey(tRemoteMirrors, projectID)
+	delete(d.remoteMirrors, projectID)
+}
 
 // SyncRemoteMirror forces an update of m (States: push mirror, POST .../sync).
 // The reference has no network, so it pushes nowhere: it records the update
@@ -108,6 +114,7 @@ func (d *Data) SyncRemoteMirror(m *RemoteMirror) error {
 		return ErrMirrorDisabled
 	}
 	now := d.Now()
+	d.Touch(m)
 	m.LastUpdateStartedAt = &now
 	m.LastUpdateAt = &now
 	m.LastSuccessfulUpdateAt = &now

@@ -53,6 +53,7 @@ func (d *Data) RequestAccess(t SourceType, source int, u *User) (*AccessRequest,
 	}
 	r := &AccessRequest{ID: d.next("member"), Type: t, SourceID: source, UserID: u.ID, RequestedAt: d.Now()}
 	d.requests[k] = r
+	d.Touch(r)
 	return r, nil
 }
 
@@ -76,11 +77,13 @@ func (d *Data) AccessRequest(t SourceType, source, user int) *AccessRequest {
 // ApproveAccessRequest turns a request into a direct membership at level,
 // recorded as created by the approver.
 func (d *Data) ApproveAccessRequest(r *AccessRequest, level Level, by int) *Member {
+	d.Touch(r)
 	delete(d.requests, memberKey{r.Type, r.SourceID, r.UserID})
 	return d.putMember(r.Type, r.SourceID, r.UserID, level, nil, by)
 }
 
 // DenyAccessRequest drops a request (denied by a manager or withdrawn by its author).
 func (d *Data) DenyAccessRequest(r *AccessRequest) {
+	d.Touch(r)
 	delete(d.requests, memberKey{r.Type, r.SourceID, r.UserID})
 }

@@ -3,6 +3,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"sort"
 	"strings"
@@ -48,10 +49,14 @@ type Clock func() time.Time
 // FixedTime is the instant a fixed clock shows.
 var FixedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Store guards Data with a read-write lock: reads run in parallel, writes alone.
+// Store guards Data with a read-write lock: reads run in parallel, writes
+// alone. With a Backend (Open), every write is stored before it returns.
 type Store struct {
-	mu sync.RWMutex
-	d  *Data
+	mu     sync.RWMutex
+	d      *Data
+	db     Backend
+	gc     groupCommit
+	verify bool
 }
 
 // New returns an empty store using clock.
@@ -67,11 +72,34 @@ func (s *Store) Read(fn func(d *Data) error) error {
 }
 
 // Write runs fn with exclusive access. fn must check everything before it
-// changes anything, so a failed request leaves nothing half-written.
+// changes anything, so a failed request leaves nothing half-written. With a
+// backend, the records fn touched are committed before Write returns, so an
+// acknowledged write survives a crash; a failed commit answers ErrPersist.
 func (s *Store) Write(fn func(d *Data) error) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(s.d)
+	err := fn(s.d)
+	if s.db == nil {
+		s.mu.Unlock()
+		return err
+	}
+	// Stored even when fn failed: whatever it touched is stored as it is.
+	if s.verify {
+		perr := s.persistLocked()
+		s.mu.Unlock()
+		return cmp.Or(perr, err)
+	}
+	changes, perr := s.encode()
+	var batch uint64
+	if perr == nil && len(changes) > 0 {
+		batch = s.gc.enqueue(changes)
+	}
+	s.mu.Unlock()
+	if batch > 0 {
+		// Acknowledged only once durable; the disk is waited for outside
+		// the lock (group commit, persist.go).
+		perr = s.gc.wait(s.db, batch)
+	}
+	return cmp.Or(perr, err)
 }
 
 // SourceType names what a membership, link or access request belongs to, with
@@ -126,11 +154,13 @@ type Data struct {
 
 	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
 
+	// dirty is the set of records the write in progress touched; nil
+	// without persistence (persist.go).
+	dirty map[record]struct{}
+
 	// container registry (registry.go): the project API's records of the
 	// registry host's repositories; nil until the first push
 	registryRepos map[int]*RegistryRepository // by id
-
-	samlProviders map[int]int // top-level group id -> SAML provider id (bots.go)
 }
 
 type memberKey struct {
@@ -159,6 +189,7 @@ func newData(clock Clock) *Data {
 // next returns the next sequential ID of a kind; namespaces (groups and
 // personal namespaces) share one sequence, as on the platform.
 func (d *Data) next(kind string) int {
+	d.touchKey(tSeq, kind)
 	d.seq[kind]++
 	return d.seq[kind]
 }

@@ -58,6 +58,7 @@ func (d *Data) CreateTopic(f TopicFields) (*Topic, error) {
 	}
 	t.ID = d.next("topic")
 	d.topics[t.ID] = t
+	d.Touch(t)
 	return t, nil
 }
 
@@ -80,8 +81,9 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 	} else if create {
 		v.Fields["name"] = []string{"can't be blank"}
 	}
-	// The platform checks the title's presence on creation only.
-	if create && (f.Title == nil || strings.TrimSpace(*f.Title) == "") {
+	// A topic always has a title: absent on creation or blank in an update
+	// is a validation failure (Errors rule 3).
+	if (create && f.Title == nil) || (f.Title != nil && strings.TrimSpace(*f.Title) == "") {
 		v.Fields["title"] = []string{"can't be blank"}
 	}
 	if f.Title != nil && len(*f.Title) > 255 {
@@ -102,6 +104,7 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 	if len(v.Fields) > 0 {
 		return v
 	}
+	d.Touch(t)
 	if f.Name != nil {
 		old := t.Name
 		t.Name = strings.TrimSpace(*f.Name)
@@ -132,6 +135,7 @@ func (d *Data) renameTopic(t *Topic, old, name string) {
 	for _, p := range d.projects {
 		for i, n := range p.Topics {
 			if strings.EqualFold(n, old) {
+				d.Touch(p)
 				p.Topics[i] = name
 			}
 		}
@@ -210,8 +214,10 @@ func (p *Project) HasTopic(name string) bool {
 // DeleteTopic removes t and its assignments to projects.
 func (d *Data) DeleteTopic(t *Topic) {
 	for _, p := range d.projectsWithTopic(t) {
+		d.Touch(p)
 		p.Topics = removeFold(p.Topics, t.Name)
 	}
+	d.Touch(t)
 	delete(d.topics, t.ID)
 }
 
@@ -226,11 +232,13 @@ func (d *Data) MergeTopics(source, target *Topic) error {
 	}
 	// A project that carries both keeps the target once.
 	for _, p := range d.projectsWithTopic(source) {
+		d.Touch(p)
 		p.Topics = removeFold(p.Topics, source.Name)
 		if !p.HasTopic(target.Name) {
 			p.Topics = append(p.Topics, target.Name)
 		}
 	}
+	d.Touch(source)
 	delete(d.topics, source.ID)
 	return nil
 }
@@ -248,6 +256,7 @@ func (d *Data) ensureTopics(names []string) []string {
 		if t == nil {
 			t = &Topic{ID: d.next("topic"), Name: n, Title: n, OrganizationID: DefaultOrganization}
 			d.topics[t.ID] = t
+			d.Touch(t)
 		}
 		out = append(out, t.Name)
 	}

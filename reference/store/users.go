@@ -143,6 +143,8 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	} else if d.emailTaken(n.Email) {
 		v.Fields["email"] = append(v.Fields["email"], "has already been taken")
 	}
+	v.checkLength("name", n.Name, MaxName)
+	v.checkLength("email", n.Email, MaxName)
 	if n.Password != "" && len(n.Password) < 8 {
 		v.Fields["password"] = append(v.Fields["password"], "is too short (minimum is 8 characters)")
 	}
@@ -185,6 +187,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	ns := &UserNamespace{ID: d.next("namespace"), UserID: u.ID}
 	u.NamespaceID = ns.ID
 	d.userNS[ns.ID] = ns
+	d.Touch(u, ns)
 	d.users = append(d.users, u)
 	d.userByID[u.ID] = u
 	d.userByName[strings.ToLower(u.Username)] = u
@@ -257,6 +260,7 @@ func CompareUsers(a, b *User, field string) int {
 
 // SetUserState blocks or unblocks a user.
 func (d *Data) SetUserState(u *User, state string) {
+	d.Touch(u)
 	u.State = state
 	u.UpdatedAt = d.Now()
 	d.usersCache = nil
@@ -264,20 +268,21 @@ func (d *Data) SetUserState(u *User, state string) {
 
 // DeleteUser removes a user, their tokens, memberships, requests and personal projects.
 func (d *Data) DeleteUser(u *User) {
-	// The platform hands a deleted user's contributions to the ghost user.
-	d.Ghost()
 	for k := range d.members {
 		if k.User == u.ID {
+			d.touchKey(tMembers, k)
 			delete(d.members, k)
 		}
 	}
 	for k := range d.requests {
 		if k.User == u.ID {
+			d.touchKey(tRequests, k)
 			delete(d.requests, k)
 		}
 	}
 	for s, t := range d.tokens {
 		if t.UserID == u.ID {
+			d.Touch(t)
 			delete(d.tokens, s)
 		}
 	}
@@ -286,6 +291,8 @@ func (d *Data) DeleteUser(u *User) {
 			d.deleteProject(p)
 		}
 	}
+	d.Touch(u)
+	d.touchKey(tUserNamespaces, u.NamespaceID)
 	delete(d.userNS, u.NamespaceID)
 	delete(d.userByID, u.ID)
 	delete(d.userByName, strings.ToLower(u.Username))
@@ -314,6 +321,7 @@ func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.
 	t := &Token{ID: d.next("token"), Name: name, Secret: secret, UserID: u.ID,
 		Scopes: append([]string(nil), scopes...), CreatedAt: d.Now(), ExpiresAt: expires}
 	d.tokens[secret] = t
+	d.Touch(t)
 	return t, nil
 }
 
@@ -333,6 +341,18 @@ func tokenErrors(name string, scopes []string) *ValidationError {
 		}
 	}
 	return v
+}
+
+// TokensOf returns u's personal access tokens, oldest first.
+func (d *Data) TokensOf(u *User) []*Token {
+	var out []*Token
+	for _, t := range d.tokens {
+		if t.UserID == u.ID {
+			out = append(out, t)
+		}
+	}
+	sortByID(out, func(t *Token) int { return t.ID })
+	return out
 }
 
 // KnownScope reports whether s is a token scope the reference knows.
@@ -382,10 +402,14 @@ func (d *Data) AddJobToken(t *JobToken) {
 		d.jobTokens = map[string]*JobToken{}
 	}
 	d.jobTokens[t.Secret] = t
+	d.Touch(t)
 }
 
 // RemoveJobToken forgets a job's token; it dies with the job.
-func (d *Data) RemoveJobToken(secret string) { delete(d.jobTokens, secret) }
+func (d *Data) RemoveJobToken(secret string) {
+	d.touchKey(tJobTokens, secret)
+	delete(d.jobTokens, secret)
+}
 
 // JobTokenBySecret returns the job token with that secret.
 func (d *Data) JobTokenBySecret(secret string) *JobToken { return d.jobTokens[secret] }
