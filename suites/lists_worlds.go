@@ -911,7 +911,21 @@ var settingsWorld = &worldBuilder{Name: "settings", Build: func(ctx SpecContext)
 			return owner.Put(ctx, approvePath(kind, id, u.ID), bodyOf(params)...)
 		}
 	}
+	// Every kind of integration the platform documents here, set up on one
+	// project: four, so the list is shorter than a page.
+	all := NewProject(ctx, owner.Client)
+	kinds := map[string]map[string]any{
+		"custom-issue-tracker": {"issues_url": "https://tracker.example.com/issues/:id", "project_url": "https://tracker.example.com"},
+		"pipelines-email":      {"recipients": "ci@example.com"},
+		"slack":                {"webhook": webhook},
+		"drone-ci":             {"token": "drone-token", "drone_url": "https://drone.example.com"},
+	}
+	for _, slug := range sortedKeys(kinds) { // one order on every run: a recorded run replays
+		Expect(owner.Put(ctx, integrationPath(all, slug), Body(kinds[slug]))).To(HaveStatus(http.StatusOK))
+	}
 	return map[string]*listWorld{
+		"integrations.list": {By: owner.Client, Path: integrationsPath(all), Key: "slug", Items: 4,
+			Few: "the spec and the reference know four kinds of integration, and a project has one of each at most"},
 		"integrations.set": {By: owner.Client, Act: integration},
 		// The default is the level of a project no edit has set it on.
 		"registry.project.edit": {By: owner.Client, Act: func(ctx SpecContext, params map[string]any) *Response {
@@ -966,6 +980,7 @@ var _ = register(map[string]*listFixture{
 		"range[start]": "as range",
 		"range[end]":   "as range",
 	}},
+	"integrations.list": {World: settingsWorld, Pagination: "integrations.list.3"},
 	"integrations.set": {World: settingsWorld,
 		Defaults: map[string]defaultRow{
 			"branches_to_be_notified":        {Rule: "integrations.set.7", Other: "all", Fields: []string{"properties.branches_to_be_notified"}},
@@ -1051,7 +1066,8 @@ var jobsWorld = &worldBuilder{Name: "jobs", Build: func(ctx SpecContext) map[str
 }}
 
 // Runner jobs: a runner that ran twenty-one jobs from two machines, ten
-// succeeding, six failing, two canceled while running, three still running.
+// succeeding, six failing, two canceled while running, three still running;
+// another runner that asked for work from twenty-one machines.
 var runnerJobsListWorld = &worldBuilder{Name: "runner jobs", Build: func(ctx SpecContext) map[string]*listWorld {
 	p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciJobs(listItems)})
 	RunPipeline(ctx, api, p)
@@ -1076,7 +1092,15 @@ var runnerJobsListWorld = &worldBuilder{Name: "runner jobs", Build: func(ctx Spe
 			Expect(api.Post(ctx, jobPath(p, j.ID)+"/cancel")).To(HaveStatus(http.StatusCreated))
 		}
 	}
-	return map[string]*listWorld{"runners.jobs": {By: api, Path: runnerPath(rn.ID) + "/jobs", Items: listItems, Sets: sets}}
+	// A runner that has asked for work from twenty-one machines.
+	many := NewProjectRunner(ctx, p.Project, map[string]any{"tag_list": []string{Unique("tag")}, "run_untagged": false})
+	for i := range listItems {
+		many.contactAs(ctx, fmt.Sprintf("machine-%02d", i), "17.5.1")
+	}
+	return map[string]*listWorld{
+		"runners.jobs":     {By: api, Path: runnerPath(rn.ID) + "/jobs", Items: listItems, Sets: sets},
+		"runners.managers": {By: api, Path: runnerPath(many.ID) + "/managers", Key: "system_id", Items: listItems},
+	}
 }}
 
 // runnerRecord is what the runner world knows of one runner.
@@ -1208,6 +1232,7 @@ var _ = register(map[string]*listFixture{
 			"system_id": {Rule: "runners.jobs.2", Query: "system_id=m2", Want: "m2"},
 		},
 		Others: map[string]string{"order_by": "names the one order there is, id (runners.jobs.3)"}},
+	"runners.managers": {World: runnerJobsListWorld, Pagination: "runners.managers.2"},
 	"runners.list": {World: runnersWorld, Pagination: "runners.list.2",
 		Filters: runnerFilters(sharedRunnerRules, "group_type")},
 	"runners.all": {World: runnersWorld, Pagination: "runners.all.2",
