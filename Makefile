@@ -2,12 +2,14 @@
 GO      ?= go
 ADDR    ?= 127.0.0.1:8080
 BIN     := bin/v4cert
-PKGS    := $(shell $(GO) list ./... | grep -v /suites)
+PKGS    := $(shell $(GO) list ./... | grep -v '/suites$$')
 GINKGO  := $(GO) tool ginkgo
 # The suites build fixtures over loopback HTTP; two processes suit a 2-core machine.
 PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 OUT     ?= out/certify
+# Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
+CERTIFY_PROCS ?= 4 8 16
 
 .PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi
 # Record/replay needs one process, one order and a clock that stands still;
@@ -53,10 +55,11 @@ suites-mutations: ## break the reference on purpose in quiet ways (a rewriting p
 	V4CERT_MUTATIONS=1 $(GO) test -count=1 -run '^TestMutations$$' -v ./suites > out/suites-mutations.log 2>&1 || { cat out/suites-mutations.log; exit 1; }
 	@grep -c 'fails as it should' out/suites-mutations.log | sed 's/^/suites-mutations: specs failing as they should: /'
 
-bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker
+bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker; a full certify over a 50 ms round trip per CERTIFY_PROCS
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=2s ./reference/...
 	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
 	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
+	V4CERT_BENCH_PROCS="$(CERTIFY_PROCS)" $(GO) test -run '^$$' -bench BenchmarkCertifyLatency -benchtime=1x -timeout 90m ./cmd/v4cert
 
 suites-proxy: ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
 	@mkdir -p $(PROXY_OUT)
@@ -92,9 +95,9 @@ lint-openapi: ## lint `v4cert spec --openapi` with Redocly CLI (needs npm; insta
 clean: ## remove build output
 	rm -rf bin out
 
-certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr']
-	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users']"; exit 2; }
-	./$(BIN) certify --target "$(TARGET)" --token "$(TOKEN)" --out "$(OUT)" $(if $(FILTER),--label-filter '$(FILTER)')
+certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr'] [SHARD=K/N] [CPROCS=N]
+	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users'] [SHARD=K/N] [CPROCS=N]"; exit 2; }
+	./$(BIN) certify --target "$(TARGET)" --token "$(TOKEN)" --out "$(OUT)" $(if $(FILTER),--label-filter '$(FILTER)') $(if $(SHARD),--shard '$(SHARD)') $(if $(CPROCS),--procs '$(CPROCS)')
 
 certify-reference: build ## serve the built binary on a free loopback port and certify it into out/certify-reference (must be conformant)
 	BIN=$(BIN) .ci/certify-reference

@@ -9,27 +9,40 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// TestCIExamplesAreValid: the GitHub Actions workflow and the GitLab CI job
-// of docs/ci.md are YAML, and each starts the reference with a seed file,
-// waits for readiness, resets between test groups and keeps the reports.
+// TestCIExamplesAreValid: every example of docs/ci.md is YAML; the GitHub
+// Actions workflow and the GitLab CI job of the fake-server section start the
+// reference with a seed file, wait for readiness, reset between test groups
+// and keep the reports; those of the certify section shard and merge.
 func TestCIExamplesAreValid(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "ci.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := strings.Split(string(doc), "```yaml\n")[1:]
-	if len(blocks) != 2 {
-		t.Fatalf("docs/ci.md has %d yaml examples, want 2", len(blocks))
+	fake, certify, ok := strings.Cut(string(doc), "\n## Certifying")
+	if !ok {
+		t.Fatal("docs/ci.md has no certify section")
 	}
-	for i, b := range blocks {
-		b, _, _ = strings.Cut(b, "```")
-		var v map[string]any
-		if err := yaml.Unmarshal([]byte(b), &v); err != nil {
-			t.Errorf("example %d is not YAML: %v", i+1, err)
+	for _, sec := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"fake server", fake, []string{"serve --addr", "--seed-file", "/-/readiness", "-X POST", "/-/reset", "reports/"}},
+		{"certify", certify, []string{"certify", "--shard", "report merge"}},
+	} {
+		blocks := strings.Split(sec.text, "```yaml\n")[1:]
+		if len(blocks) != 2 {
+			t.Fatalf("the %s section of docs/ci.md has %d yaml examples, want 2", sec.name, len(blocks))
 		}
-		for _, want := range []string{"serve --addr", "--seed-file", "/-/readiness", "-X POST", "/-/reset", "reports/"} {
-			if !strings.Contains(b, want) {
-				t.Errorf("example %d lacks %q", i+1, want)
+		for i, b := range blocks {
+			b, _, _ = strings.Cut(b, "```")
+			var v map[string]any
+			if err := yaml.Unmarshal([]byte(b), &v); err != nil {
+				t.Errorf("%s example %d is not YAML: %v", sec.name, i+1, err)
+			}
+			for _, want := range sec.want {
+				if !strings.Contains(b, want) {
+					t.Errorf("%s example %d lacks %q", sec.name, i+1, want)
+				}
 			}
 		}
 	}

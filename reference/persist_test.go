@@ -193,6 +193,41 @@ func buildWorld(t *testing.T, c *client) *apiWorld {
 	w.set("award_emoji.issue_note_list/note_id", issueNote)
 	w.set("award_emoji.issue_note_get/note_id", issueNote)
 	w.set("note_id", snippetNote)
+	// merge requests: labels, a milestone, two versions, notes, reactions, a
+	// block, a to-do, time tracking, a subscription, and one merged
+	mrs := fmt.Sprintf("/projects/%d/merge_requests", web)
+	label := c.must(201, "POST", fmt.Sprintf("/projects/%d/labels", web), root, map[string]any{"name": "ready", "color": "#00aa00"}).id(t)
+	milestone := c.must(201, "POST", fmt.Sprintf("/projects/%d/milestones", web), root, map[string]any{"title": "v2"}).id(t)
+	mr := c.must(201, "POST", mrs, root, map[string]any{"source_branch": "feature", "target_branch": "main", "title": "Add b",
+		"labels": "ready,new-on-the-fly", "milestone_id": milestone, "assignee_ids": []int{alice}}).json(t)
+	iid := int(mr["iid"].(float64))
+	one := fmt.Sprintf("%s/%d", mrs, iid)
+	c.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/%s", web, url.PathEscape("src/c.txt")), root, map[string]any{"branch": "feature", "content": "c\n", "commit_message": "Add c"})
+	mrNote := c.must(201, "POST", one+"/notes", root, map[string]any{"body": "Review"}).id(t)
+	w.set("award_emoji.merge_request_get/award_id", c.must(201, "POST", one+"/award_emoji", root, map[string]any{"name": "thumbsup"}).id(t))
+	w.set("award_emoji.merge_request_note_get/award_id", c.must(201, "POST", fmt.Sprintf("%s/notes/%d/award_emoji", one, mrNote), aliceTok, map[string]any{"name": "tada"}).id(t))
+	c.must(200, "POST", one+"/time_estimate", root, map[string]any{"duration": "3h30m"})
+	c.must(201, "POST", one+"/add_spent_time", root, map[string]any{"duration": "1h"})
+	c.must(201, "POST", one+"/unsubscribe", aliceTok, nil)
+	c.must(201, "POST", one+"/todo", root, nil)
+	c.must(201, "POST", fmt.Sprintf("/projects/%d/repository/branches", web), root, map[string]any{"branch": "hotfix", "ref": "main"})
+	c.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/hotfix.txt", web), root, map[string]any{"branch": "hotfix", "content": "h\n", "commit_message": "Hotfix"})
+	other := c.must(201, "POST", mrs, root, map[string]any{"source_branch": "hotfix", "target_branch": "main", "title": "Hotfix"}).json(t)
+	block := c.must(201, "POST", one+"/blocks", root, map[string]any{"blocking_merge_request_id": int(other["id"].(float64))}).id(t)
+	c.must(200, "PUT", fmt.Sprintf("%s/%d/merge", mrs, int(other["iid"].(float64))), root, nil)
+	var versions []map[string]any
+	json.Unmarshal(c.must(200, "GET", one+"/versions", root, nil).Body, &versions)
+	if len(versions) != 2 {
+		t.Fatalf("merge request versions: %v", versions)
+	}
+	w.set("merge_request_iid", iid)
+	w.set("version_id", int(versions[1]["id"].(float64)))
+	w.set("block_id", block)
+	w.set("label_id", label)
+	w.set("milestone_id", milestone)
+	w.set("merge_requests.notes.get/note_id", mrNote)
+	w.set("award_emoji.merge_request_note_list/note_id", mrNote)
+	w.set("award_emoji.merge_request_note_get/note_id", mrNote)
 	// integrations, package protection rules, push mirrors
 	c.must(200, "PUT", fmt.Sprintf("/projects/%d/integrations/pipelines-email", web), root, map[string]any{"recipients": "a@example.com"})
 	c.must(200, "PUT", fmt.Sprintf("/projects/%d/integrations/custom-issue-tracker", web), root, map[string]any{"issues_url": "https://t.example.com/i", "project_url": "https://t.example.com/p"})

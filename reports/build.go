@@ -3,7 +3,6 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,20 +20,49 @@ type Run struct {
 	Version     string
 	Seed        int64
 	LabelFilter string
+	Shard       *Shard
 	ViaProxy    bool
 	RerunOf     string
 	Started     time.Time
 	Duration    time.Duration
 	// Secrets are values to hide wherever they appear (the administrator token).
 	Secrets []string
-	// Coverage counts, per endpoint ID, the statuses the suites' requests got;
-	// the empty ID counts requests no endpoint matched.
+	// Coverage counts, per endpoint ID, the statuses of requests no spec's
+	// EntryCoverage accounts for; the empty ID counts requests no endpoint
+	// matched.
 	Coverage map[string]map[int]int
-	// Planned is the tree as PreviewSpecs saw it before the run: specs missing
-	// from the run's report (the suite's setup failed) are judged from it.
-	Planned []types.SpecReport
-	Proxy   *ProxyRun
+	// Plan is every It spec of the suites' tree, in tree order, with whether
+	// the run selected it. Specs the run selected and Ginkgo never reported
+	// (a worker died, the run stopped) are judged from it. Without a plan,
+	// the It specs of Ginkgo's report are the plan.
+	Plan []PlannedSpec
+	// Proxy holds violations no spec's EntryViolations carries, and the
+	// proxy's own summary when it has one.
+	Proxy *ProxyRun
+	// NotRun is why the run could not start: the verdict is NOT RUN.
+	NotRun string
+	// Incomplete is why the run stopped before the end (a signal, the
+	// timeout): the verdict is INCOMPLETE.
+	Incomplete string
+	// Stopped is why selected specs were left unrun on purpose (--fail-fast);
+	// they are skipped, not errors.
+	Stopped string
+	// HarnessErrors are failures of the run's machinery outside Ginkgo's
+	// report (a worker process that died).
+	HarnessErrors []Failure
 }
+
+// PlannedSpec is one spec of the tree as the run planned it.
+type PlannedSpec struct {
+	Spec     types.SpecReport // as the preview saw it: texts, labels, location
+	Excluded string           // "" when selected; ExcludedByFilter or ExcludedByShard
+}
+
+// Why a planned spec was left out.
+const (
+	ExcludedByFilter = "filter" // the label filter (--label-filter, --focus, --skip, --rerun-failed)
+	ExcludedByShard  = "shard"  // another shard runs it
+)
 
 // maxMessage bounds a failure message: Gomega prints whole bodies.
 const maxMessage = 8000
@@ -49,6 +77,7 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 		Rulebook:     Rulebook{Digest: book.Digest, Rules: len(book.Rules), Endpoints: len(book.Endpoints)},
 		Seed:         run.Seed,
 		LabelFilter:  run.LabelFilter,
+		Shard:        run.Shard,
 		ViaProxy:     run.ViaProxy,
 		RerunOf:      run.RerunOf,
 		Started:      run.Started.UTC().Truncate(time.Millisecond),
@@ -60,71 +89,98 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	if rep.Version == "" {
 		rep.Version = "dev"
 	}
-
-	var filter types.LabelFilter
-	if run.LabelFilter != "" {
-		if f, err := types.ParseLabelFilter(run.LabelFilter); err == nil {
-			filter = f
-		}
+	if run.Shard != nil && run.Shard.Total <= 1 {
+		rep.Shard = nil
 	}
 
-	// Suite-level nodes first: when the suite's setup failed, nothing ran.
-	notRun := ""
+	setupFailed := rep.addSuiteErrors(gr, run, red)
+
+	plan := run.Plan
+	if len(plan) == 0 {
+		plan = planOf(gr, run.LabelFilter)
+	}
+	ran := map[string]types.SpecReport{}
 	for _, s := range gr.SpecReports {
-		if !s.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) || s.State.Is(types.SpecStatePassed|types.SpecStateSkipped|types.SpecStatePending) {
-			continue
-		}
-		msg := failureMessage(s)
-		rep.SuiteErrors = append(rep.SuiteErrors, Failure{
-			Spec: s.LeafNodeType.String(), Status: StatusError, Kind: KindSuite,
-			Message: red.Text(msg), Location: location(s.Failure.Location), Exchanges: exchangesOf(s, red),
-		})
-		if s.LeafNodeType.Is(types.NodeTypeBeforeSuite | types.NodeTypeSynchronizedBeforeSuite) {
-			notRun = "not run: the suite's setup (" + s.LeafNodeType.String() + ") failed: " + firstLine(red.Text(msg))
+		if s.LeafNodeType == types.NodeTypeIt {
+			ran[specKey(s)] = s
 		}
 	}
-	for _, reason := range gr.SpecialSuiteFailureReasons {
-		rep.SuiteErrors = append(rep.SuiteErrors, Failure{Spec: "suite", Status: StatusError, Kind: KindInterrupted, Message: reason})
-		if notRun == "" {
-			notRun = "not run: " + reason
-		}
+
+	// What a selected spec that never ran is, depends on why it did not.
+	unrun := judged{spec: Spec{Status: StatusSkipped}}
+	switch {
+	case run.NotRun != "":
+		unrun.spec.Reason = "not run: " + run.NotRun
+	case run.Incomplete != "":
+		unrun.spec.Reason = "not run: " + run.Incomplete
+	case run.Stopped != "":
+		unrun.spec.Reason = "not run: " + run.Stopped
+	case setupFailed != "":
+		unrun.spec.Reason = "not run: " + setupFailed
+	default:
+		// Nothing explains it: the harness lost the spec.
+		unrun.spec.Status, unrun.kind, unrun.spec.Reason = StatusError, KindSuite, "not run: no report of this spec reached certify"
 	}
 
 	specsByRule := map[string][]judged{}
+	excluded := map[string]string{} // rule → why its specs were left out
+	planned := map[string]bool{}    // rules with a spec in the tree
 	unknown := map[string]bool{}
-	for _, s := range itSpecs(gr.SpecReports, run.Planned) {
-		j := judge(s, filter, notRun, red)
-		for _, l := range s.Labels() {
-			id, ok := strings.CutPrefix(l, "rule:")
-			if !ok {
-				continue
+	anyRan := false
+	for _, p := range plan {
+		var j judged
+		if p.Excluded == "" {
+			s, ok := ran[specKey(p.Spec)]
+			switch {
+			case !ok || s.State == types.SpecStateSkipped && s.Failure.Message == "":
+				j = unrun
+			case run.Stopped != "" && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted):
+				// Stopped by another process's --fail-fast: it judged nothing.
+				j = unrun
+			default:
+				j = judge(s, red)
+				anyRan = anyRan || s.State != types.SpecStateSkipped
 			}
+			j.spec.Text = p.Spec.FullText()
+		}
+		for _, id := range ruleIDs(p.Spec) {
 			if book.Rule(id) == nil {
 				unknown[id] = true
+				continue
+			}
+			planned[id] = true
+			if p.Excluded != "" {
+				if excluded[id] != ExcludedByShard {
+					excluded[id] = p.Excluded
+				}
 				continue
 			}
 			specsByRule[id] = append(specsByRule[id], j)
 		}
 	}
+	violations := append([]Violation(nil), run.Proxy.list()...)
+	for _, p := range plan {
+		if p.Excluded == "" {
+			violations = append(violations, entryViolations(ran[specKey(p.Spec)])...)
+		}
+	}
 	// A proxy finding that names a rule fails that rule, whatever the specs
 	// said: the traffic showed the target breaking it.
-	if run.Proxy != nil {
-		for _, v := range run.Proxy.Violations {
-			if v.Severity == "warning" || book.Rule(v.Rule) == nil {
-				continue
-			}
-			msg := red.Text(fmt.Sprintf("proxy violation: expected %s, seen %s", v.Expected, v.Seen))
-			spec := v.Spec
-			if spec == "" {
-				spec = "(traffic outside any spec)"
-			}
-			specsByRule[v.Rule] = append(specsByRule[v.Rule], judged{
-				spec: Spec{Text: spec, Status: StatusFail, Reason: KindProxy + ": " + firstLine(msg)},
-				kind: KindProxy,
-				failure: &Failure{Spec: spec, Status: StatusFail, Kind: KindProxy, Message: msg,
-					Exchanges: []Exchange{{Method: v.Method, URL: red.Text(v.URL), Status: v.Status}}},
-			})
+	for _, v := range violations {
+		if v.Severity != severityError || book.Rule(v.Rule) == nil {
+			continue
 		}
+		msg := red.Text(fmt.Sprintf("proxy violation: expected %s, seen %s", v.Expected, v.Seen))
+		spec := v.Spec
+		if spec == "" {
+			spec = outsideAnySpec
+		}
+		specsByRule[v.Rule] = append(specsByRule[v.Rule], judged{
+			spec: Spec{Text: spec, Status: StatusFail, Reason: KindProxy + ": " + firstLine(msg)},
+			kind: KindProxy,
+			failure: &Failure{Spec: spec, Status: StatusFail, Kind: KindProxy, Message: msg,
+				Exchanges: []Exchange{{Method: v.Method, URL: red.Text(v.URL), Status: v.Status, Failed: true}}},
+		})
 	}
 	for id := range unknown {
 		rep.UnknownRules = append(rep.UnknownRules, id)
@@ -135,35 +191,69 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	for _, br := range book.Rules {
 		r := Rule{ID: br.ID, Area: br.Area, Endpoint: br.Endpoint, Says: br.Says, Source: br.Source, Paid: br.Paid,
 			Specs: []Spec{}, Failures: []Failure{}}
-		r.Status, r.Reason = aggregate(specsByRule[br.ID], notRun)
 		for _, j := range specsByRule[br.ID] {
 			r.Specs = append(r.Specs, j.spec)
 			if j.failure != nil {
 				r.Failures = append(r.Failures, *j.failure)
 			}
 		}
+		r.sortSpecs()
+		switch {
+		case len(r.Specs) > 0:
+			r.Status, r.Reason = aggregateSpecs(r.Specs)
+		case excluded[br.ID] == ExcludedByShard:
+			r.Status, r.Filtered, r.Reason = StatusSkipped, true, "runs in another shard"
+		case excluded[br.ID] != "":
+			r.Status, r.Filtered, r.Reason = StatusSkipped, true, "filtered out by the label filter"
+		case !planned[br.ID] && len(plan) == 0 && run.NotRun != "":
+			// The run stopped before it knew the tree.
+			r.Status, r.Reason = StatusSkipped, unrun.spec.Reason
+		default:
+			r.Status, r.Reason = StatusNotCovered, "no spec checks this rule"
+		}
 		rep.Rules = append(rep.Rules, r)
-		rep.Counts.Add(r.Status)
+		rep.Counts.add(r)
 		i, ok := areaIndex[r.Area]
 		if !ok {
 			i = len(rep.Areas)
 			areaIndex[r.Area] = i
 			rep.Areas = append(rep.Areas, Area{Name: r.Area})
 		}
-		rep.Areas[i].Counts.Add(r.Status)
+		rep.Areas[i].Counts.add(r)
 	}
 
-	rep.Coverage = coverage(book, run.Coverage)
-	if run.Proxy != nil {
-		p := *run.Proxy
-		p.Violations = make([]Violation, len(run.Proxy.Violations))
-		for i, v := range run.Proxy.Violations {
-			v.URL, v.Seen = red.Text(v.URL), red.Text(v.Seen)
-			p.Violations[i] = v
+	seen := mergeCoverage(run.Coverage)
+	for _, p := range plan {
+		if p.Excluded == "" {
+			addCoverage(seen, ran[specKey(p.Spec)])
 		}
-		rep.Proxy = &p
+	}
+	rep.Coverage = coverage(book, seen)
+	if run.ViaProxy || run.Proxy != nil {
+		rep.Proxy = proxyRun(run.Proxy, violations, rep.Coverage, red)
 	}
 
+	switch {
+	case run.NotRun != "":
+		rep.decide(VerdictNotRun, run.NotRun)
+	case setupFailed != "" && !anyRan:
+		rep.decide(VerdictNotRun, setupFailed)
+	case run.Incomplete != "":
+		rep.decide(VerdictIncomplete, run.Incomplete)
+	default:
+		rep.decide("", "")
+	}
+	return rep
+}
+
+// decide sets the verdict: the one given with its cause, or, for a run that
+// completed (verdict ""), CONFORMANT when nothing failed or errored and
+// something passed.
+func (rep *Report) decide(verdict, cause string) {
+	rep.Verdict, rep.Cause, rep.Conformant, rep.Complete = verdict, cause, false, false
+	if verdict != "" {
+		return
+	}
 	rep.Conformant = rep.Counts.Fail == 0 && rep.Counts.Error == 0 && len(rep.SuiteErrors) == 0 &&
 		rep.Counts.Pass > 0 && rep.Proxy.errors() == 0
 	rep.Complete = rep.Counts.Skipped == 0 && rep.Counts.NotCovered == 0
@@ -171,8 +261,110 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	if rep.Conformant {
 		rep.Verdict = VerdictConformant
 	}
-	return rep
 }
+
+// sortSpecs orders a rule's specs and failures by spec text, so that the
+// report is the same however the specs were spread over processes and shards.
+func (r *Rule) sortSpecs() {
+	sort.SliceStable(r.Specs, func(i, j int) bool { return r.Specs[i].Text < r.Specs[j].Text })
+	// The target's failures before the harness's errors: a failing rule
+	// shows first what failed it.
+	sort.SliceStable(r.Failures, func(i, j int) bool {
+		a, b := r.Failures[i], r.Failures[j]
+		if (a.Status == StatusFail) != (b.Status == StatusFail) {
+			return a.Status == StatusFail
+		}
+		return a.Spec < b.Spec
+	})
+}
+
+// addSuiteErrors records the failures of suite-level nodes and of the run's
+// machinery, and returns why the suite's setup failed ("" when it did not).
+func (rep *Report) addSuiteErrors(gr types.Report, run Run, red *Redactor) string {
+	setupFailed := ""
+	seen := map[string]bool{}
+	for _, s := range gr.SpecReports {
+		if !s.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) || s.State.Is(types.SpecStatePassed|types.SpecStateSkipped|types.SpecStatePending) {
+			continue
+		}
+		// Every parallel process reports a failed SynchronizedBeforeSuite;
+		// only the first one ran it and says why.
+		if s.LeafNodeType == types.NodeTypeSynchronizedBeforeSuite && s.ParallelProcess > 1 {
+			continue
+		}
+		msg := red.Text(failureMessage(s))
+		if key := s.LeafNodeType.String() + "\x00" + msg; seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
+		rep.SuiteErrors = append(rep.SuiteErrors, Failure{
+			Spec: s.LeafNodeType.String(), Status: StatusError, Kind: KindSuite,
+			Message: msg, Location: location(s.Failure.Location), Exchanges: exchangesOf(s, red),
+		})
+		if s.LeafNodeType.Is(types.NodeTypeBeforeSuite|types.NodeTypeSynchronizedBeforeSuite) && setupFailed == "" {
+			setupFailed = "the suite's setup (" + s.LeafNodeType.String() + ") failed: " + firstLine(msg)
+		}
+	}
+	// Ginkgo's own reasons ("Interrupted by User", "Suite Timeout Elapsed")
+	// are what a stopped run's cause already says.
+	if run.NotRun == "" && run.Incomplete == "" && run.Stopped == "" {
+		for _, reason := range gr.SpecialSuiteFailureReasons {
+			if !seen[reason] {
+				seen[reason] = true
+				rep.SuiteErrors = append(rep.SuiteErrors, Failure{Spec: "suite", Status: StatusError, Kind: KindInterrupted, Message: reason})
+			}
+		}
+	}
+	for _, f := range run.HarnessErrors {
+		f.Message = red.Text(f.Message)
+		rep.SuiteErrors = append(rep.SuiteErrors, f)
+	}
+	return setupFailed
+}
+
+// planOf makes a plan from the report alone: its It specs, those the label
+// filter rejects or another shard runs left out.
+func planOf(gr types.Report, labelFilter string) []PlannedSpec {
+	var filter types.LabelFilter
+	if labelFilter != "" {
+		if f, err := types.ParseLabelFilter(labelFilter); err == nil {
+			filter = f
+		}
+	}
+	var out []PlannedSpec
+	for _, s := range gr.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		p := PlannedSpec{Spec: s}
+		switch {
+		case s.State == types.SpecStateSkipped && strings.HasPrefix(s.Failure.Message, ShardSkipPrefix):
+			p.Excluded = ExcludedByShard
+		case s.State == types.SpecStateSkipped && s.Failure.Message == "" && filter != nil && !filter(s.Labels()):
+			p.Excluded = ExcludedByFilter
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ShardSkipPrefix starts the Skip message of a spec another shard runs.
+const ShardSkipPrefix = "runs in shard"
+
+func ruleIDs(s types.SpecReport) []string {
+	var out []string
+	for _, l := range s.Labels() {
+		if id, ok := strings.CutPrefix(l, "rule:"); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// severityError is the proxy's severity of a finding that breaks the
+// rulebook (warnings and information break nothing).
+const severityError = "error"
 
 func (p *ProxyRun) errors() int {
 	if p == nil {
@@ -180,11 +372,119 @@ func (p *ProxyRun) errors() int {
 	}
 	n := 0
 	for _, v := range p.Violations {
-		if v.Severity != "warning" {
+		if v.Severity == severityError {
 			n++
 		}
 	}
 	return n
+}
+
+func (p *ProxyRun) list() []Violation {
+	if p == nil {
+		return nil
+	}
+	return p.Violations
+}
+
+// entryViolations reads what the proxy found in a spec's traffic
+// (EntryViolations), naming the spec.
+func entryViolations(s types.SpecReport) []Violation {
+	var out []Violation
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryViolations {
+			continue
+		}
+		var vs []Violation
+		switch v := e.Value.GetRawValue().(type) {
+		case []Violation:
+			vs = v
+		default:
+			if json.Unmarshal([]byte(e.Value.AsJSON), &vs) != nil {
+				continue
+			}
+		}
+		for _, v := range vs {
+			v.Spec = s.FullText()
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// mergeCoverage copies counts into a fresh map.
+func mergeCoverage(maps ...map[string]map[int]int) map[string]map[int]int {
+	out := map[string]map[int]int{}
+	for _, m := range maps {
+		for id, statuses := range m {
+			if out[id] == nil {
+				out[id] = map[int]int{}
+			}
+			for st, n := range statuses {
+				out[id][st] += n
+			}
+		}
+	}
+	return out
+}
+
+// addCoverage adds a spec's own requests (EntryCoverage) to seen.
+func addCoverage(seen map[string]map[int]int, s types.SpecReport) {
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryCoverage {
+			continue
+		}
+		var m map[string]map[int]int
+		switch v := e.Value.GetRawValue().(type) {
+		case map[string]map[int]int:
+			m = v
+		default:
+			if json.Unmarshal([]byte(e.Value.AsJSON), &m) != nil {
+				continue
+			}
+		}
+		for id, statuses := range m {
+			if seen[id] == nil {
+				seen[id] = map[int]int{}
+			}
+			for st, n := range statuses {
+				seen[id][st] += n
+			}
+		}
+	}
+}
+
+// proxyRun is the proxy section of a report: every violation, secrets
+// hidden, and the proxy's summary (counted from the specs' traffic when the
+// proxies of several worker processes saw it).
+func proxyRun(given *ProxyRun, violations []Violation, cov Coverage, red *Redactor) *ProxyRun {
+	p := &ProxyRun{Violations: make([]Violation, 0, len(violations))}
+	for _, v := range violations {
+		v.URL, v.Seen = red.Text(v.URL), red.Text(v.Seen)
+		p.Violations = append(p.Violations, v)
+	}
+	if given != nil && given.Summary != nil {
+		sum := *given.Summary
+		p.Summary = &sum
+		return p
+	}
+	sum := &ProxySummary{Coverage: map[string]map[string]int{}, Unknown: cov.Unmatched, Exchanges: cov.Unmatched,
+		Endpoints: len(cov.Entries)}
+	for _, e := range cov.Entries {
+		sum.Exchanges += e.Requests
+		if e.Requests > 0 {
+			sum.CoveredEPs++
+			sum.Coverage[e.ID] = e.Statuses
+		}
+	}
+	for _, v := range p.Violations {
+		if v.Severity == severityError {
+			sum.Errors++
+		} else {
+			sum.Warnings++
+		}
+	}
+	p.Summary = sum
+	return p
 }
 
 // judged is one spec's outcome.
@@ -194,28 +494,9 @@ type judged struct {
 	failure *Failure
 }
 
-// itSpecs returns the run's It specs, plus those the plan had and the run
-// never reported (a failed BeforeSuite stops Ginkgo before any spec).
-func itSpecs(ran, planned []types.SpecReport) []types.SpecReport {
-	var out []types.SpecReport
-	seen := map[string]bool{}
-	for _, s := range ran {
-		if s.LeafNodeType == types.NodeTypeIt {
-			out = append(out, s)
-			seen[specKey(s)] = true
-		}
-	}
-	for _, s := range planned {
-		if s.LeafNodeType == types.NodeTypeIt && !seen[specKey(s)] {
-			out = append(out, types.SpecReport{
-				ContainerHierarchyTexts: s.ContainerHierarchyTexts, ContainerHierarchyLabels: s.ContainerHierarchyLabels,
-				LeafNodeType: s.LeafNodeType, LeafNodeLocation: s.LeafNodeLocation, LeafNodeText: s.LeafNodeText,
-				LeafNodeLabels: s.LeafNodeLabels, State: types.SpecStateSkipped,
-			})
-		}
-	}
-	return out
-}
+// SpecKey identifies a spec within one binary's tree: its full text and
+// where it is written.
+func SpecKey(s types.SpecReport) string { return specKey(s) }
 
 func specKey(s types.SpecReport) string {
 	return s.FullText() + "\x00" + s.LeafNodeLocation.String()
@@ -224,25 +505,19 @@ func specKey(s types.SpecReport) string {
 // judge decides one spec's status. A spec fails only when an expectation
 // about the target's answer failed in the spec's own body; everything that
 // kept the harness from judging is an error.
-func judge(s types.SpecReport, filter types.LabelFilter, notRun string, red *Redactor) judged {
+func judge(s types.SpecReport, red *Redactor) judged {
 	j := judged{spec: Spec{Text: s.FullText(), DurationSec: round3(s.RunTime.Seconds())}}
-	switch {
-	case s.State == types.SpecStatePassed:
+	switch s.State {
+	case types.SpecStatePassed:
 		j.spec.Status = StatusPass
 		return j
-	case s.State == types.SpecStatePending:
+	case types.SpecStatePending:
 		j.spec.Status, j.spec.Reason = StatusSkipped, "pending: the spec is not written yet"
 		return j
-	case s.State == types.SpecStateSkipped:
-		j.spec.Status = StatusSkipped
-		switch {
-		case s.Failure.Message != "": // Skip("why") in the spec
-			j.spec.Reason = s.Failure.Message
-		case filter != nil && !filter(s.Labels()):
-			j.spec.Reason = "filtered out by the label filter"
-		case notRun != "":
-			j.spec.Status, j.spec.Reason, j.kind = StatusError, notRun, KindSuite
-		default:
+	case types.SpecStateSkipped:
+		// Skip("why") in the spec: an optional feature the target lacks.
+		j.spec.Status, j.spec.Reason = StatusSkipped, s.Failure.Message
+		if j.spec.Reason == "" {
 			j.spec.Reason = "not run"
 		}
 		return j
@@ -262,13 +537,8 @@ func judge(s types.SpecReport, filter types.LabelFilter, notRun string, red *Red
 	return j
 }
 
-// transportError matches the error net/http's client returns: Get "url": cause.
-var transportError = regexp.MustCompile(`(?m)(Get|Head|Post|Put|Patch|Delete|Options) "[^"]+": `)
-
-// fixtureAnnotation recognises "creating a fixture topic" and the like.
-var fixtureAnnotation = regexp.MustCompile(`(?i)\bfixtures?\b`)
-
-// proxyMarker starts the failure message of a spec the validating proxy failed.
+// proxyMarker starts the failure message of a spec the in-process proxy of
+// the suites (V4CERT_PROXY) failed.
 const proxyMarker = "proxy violation"
 
 func failureKind(s types.SpecReport) string {
@@ -295,54 +565,69 @@ func failureKind(s types.SpecReport) string {
 			return KindCleanup
 		}
 	}
-	switch {
-	case strings.Contains(f.Location.FullStackTrace, "suites/fixtures.go:") || fixtureAnnotation.MatchString(firstLine(f.Message)):
-		// Fixture helpers live in suites/fixtures.go; those an area keeps to
-		// itself say "fixture" in the annotation of their expectations.
-		return KindFixture
-	case transportError.MatchString(f.Message):
-		return KindTransport
-	case strings.HasPrefix(f.Message, proxyMarker):
+	// The suites mark an expectation the harness needed (building a
+	// fixture, reaching the target) when it fails: EntryHarness.
+	if h, ok := harnessOf(s); ok {
+		return h.Kind
+	}
+	if strings.HasPrefix(f.Message, proxyMarker) {
 		return KindProxy
 	}
 	return KindAssertion
 }
 
-// aggregate folds a rule's specs into one status: fail if any failed, error
-// if any errored, skipped only if all were skipped, pass otherwise.
-func aggregate(js []judged, notRun string) (Status, string) {
-	if len(js) == 0 {
-		if notRun != "" {
-			// Without a tree to look at, "no spec" cannot be told from "never ran".
-			return StatusError, notRun
+// harnessOf reads the spec's EntryHarness, if its failure is the harness's.
+func harnessOf(s types.SpecReport) (Harness, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryHarness {
+			continue
 		}
-		return StatusNotCovered, "no spec checks this rule"
+		var h Harness
+		switch v := e.Value.GetRawValue().(type) {
+		case Harness:
+			h = v
+		case *Harness:
+			h = *v
+		default:
+			if json.Unmarshal([]byte(e.Value.AsJSON), &h) != nil {
+				continue
+			}
+		}
+		if h.Kind == KindFixture || h.Kind == KindTransport {
+			return h, true
+		}
 	}
+	return Harness{}, false
+}
+
+// aggregateSpecs folds a rule's specs into one status: fail if any failed,
+// error if any errored, skipped only if all were skipped, pass otherwise.
+func aggregateSpecs(specs []Spec) (Status, string) {
 	var fails, errs, skips int
 	var firstErr string
 	var skipReasons []string
-	for _, j := range js {
-		switch j.spec.Status {
+	for _, s := range specs {
+		switch s.Status {
 		case StatusFail:
 			fails++
 		case StatusError:
 			errs++
 			if firstErr == "" {
-				firstErr = j.spec.Reason
+				firstErr = s.Reason
 			}
 		case StatusSkipped:
 			skips++
-			if !slices.Contains(skipReasons, j.spec.Reason) {
-				skipReasons = append(skipReasons, j.spec.Reason)
+			if !slices.Contains(skipReasons, s.Reason) {
+				skipReasons = append(skipReasons, s.Reason)
 			}
 		}
 	}
 	switch {
 	case fails > 0:
-		return StatusFail, fmt.Sprintf("%d of %d specs failed", fails, len(js))
+		return StatusFail, fmt.Sprintf("%d of %d specs failed", fails, len(specs))
 	case errs > 0:
 		return StatusError, firstErr
-	case skips == len(js):
+	case skips == len(specs):
 		return StatusSkipped, strings.Join(skipReasons, "; ")
 	}
 	return StatusPass, ""
@@ -425,6 +710,17 @@ func parseExchangeText(t string) (Exchange, bool) {
 	return x, true
 }
 
+// add appends one endpoint's entry and counts it.
+func (c *Coverage) add(e EndpointCoverage) {
+	if !e.Provisioning {
+		c.Endpoints++
+		if e.Requests > 0 {
+			c.Touched++
+		}
+	}
+	c.Entries = append(c.Entries, e)
+}
+
 func coverage(book *specs.Rulebook, seen map[string]map[int]int) Coverage {
 	c := Coverage{Entries: []EndpointCoverage{}}
 	for _, e := range book.Endpoints {
@@ -434,13 +730,7 @@ func coverage(book *specs.Rulebook, seen map[string]map[int]int) Coverage {
 			ec.Statuses[strconv.Itoa(status)] += n
 			ec.Requests += n
 		}
-		if !e.Provisioning {
-			c.Endpoints++
-			if ec.Requests > 0 {
-				c.Touched++
-			}
-		}
-		c.Entries = append(c.Entries, ec)
+		c.add(ec)
 	}
 	for _, n := range seen[""] {
 		c.Unmatched += n
@@ -464,6 +754,6 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 // SpecStatus is one spec's status and, unless it passed or was skipped, the
 // kind of its failure: what certify's progress lines show.
 func SpecStatus(s types.SpecReport) (Status, string) {
-	j := judge(s, nil, "", NewRedactor())
+	j := judge(s, NewRedactor())
 	return j.spec.Status, j.kind
 }

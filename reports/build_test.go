@@ -73,10 +73,16 @@ func failed(msg string, rules ...string) types.SpecReport {
 	return s
 }
 
-func fixtureFailed(rules ...string) types.SpecReport {
-	s := failed("creating a fixture user\nExpected 201, got 500", rules...)
-	s.Failure.Location.FullStackTrace = "v4cert/suites.NewUser()\n\t/src/v4cert/suites/fixtures.go:77 +0x1d\n" + s.Failure.Location.FullStackTrace
+// harnessFailed is a spec whose failure the suites marked as the harness's
+// (suites.ExpectFixture and the client's transport check attach the entry).
+func harnessFailed(kind, msg string, rules ...string) types.SpecReport {
+	s := failed(msg, rules...)
+	s.ReportEntries = append(s.ReportEntries, types.ReportEntry{Name: EntryHarness, Value: types.WrapEntryValue(Harness{Kind: kind, Detail: "x"})})
 	return s
+}
+
+func fixtureFailed(rules ...string) types.SpecReport {
+	return harnessFailed(KindFixture, "creating a fixture user\nExpected 201, got 500", rules...)
 }
 
 func skipped(reason string, rules ...string) types.SpecReport {
@@ -118,7 +124,7 @@ func TestRuleStatusDerivation(t *testing.T) {
 		spec(types.SpecStatePassed, "things.get.12"), skipped("optional", "things.get.12"),
 		cleanup,
 		skipped("reason A", "things.get.14"), skipped("reason B", "things.get.14"),
-		failed(`Get "http://127.0.0.1:1/api/v4/things/1": dial tcp 127.0.0.1:1: connect: connection refused`, "things.get.15"),
+		harnessFailed(KindTransport, `Get "http://127.0.0.1:1/api/v4/things/1": dial tcp 127.0.0.1:1: connect: connection refused`, "things.get.15"),
 	}}
 	r := Build(b, gr, Run{Target: "http://t", Seed: 7, Started: time.Unix(0, 0)})
 
@@ -178,41 +184,170 @@ func TestLabelFilterSkipsAndConformance(t *testing.T) {
 		}
 	}
 	r := Build(b, types.Report{SpecReports: sr}, Run{LabelFilter: "rule:things.get.1 || rule:things.get.2"})
-	if st, reason := statusOf(t, r, "things.get.3"); st != StatusSkipped || reason != "filtered out by the label filter" {
-		t.Errorf("filtered rule: %s %q", st, reason)
+	rule := r.Rule("things.get.3")
+	if rule.Status != StatusSkipped || !rule.Filtered || rule.Reason != "filtered out by the label filter" {
+		t.Errorf("filtered rule: %+v", rule)
 	}
 	if !r.Conformant || r.Complete || r.Verdict != VerdictConformant {
 		t.Errorf("a clean filtered run is conformant and incomplete: %+v", r.Counts)
 	}
+	if r.Counts.Filtered != 13 || r.Counts.Skipped != 13 || r.Counts.Judged() != 2 {
+		t.Errorf("counts %+v", r.Counts)
+	}
+	if got := r.Headline(); got != "CONFORMANT on 2 of 15 rules" {
+		t.Errorf("headline %q", got)
+	}
 }
 
-func TestBeforeSuiteFailureMakesEveryRuleAnError(t *testing.T) {
+// planned makes a plan of the given specs, all selected.
+func planned(ss ...types.SpecReport) []PlannedSpec {
+	out := make([]PlannedSpec, len(ss))
+	for i, s := range ss {
+		out[i] = PlannedSpec{Spec: s}
+	}
+	return out
+}
+
+func TestBeforeSuiteFailureIsNotRun(t *testing.T) {
 	b := book(t)
-	planned := []types.SpecReport{spec(types.SpecStateInvalid, "things.get.1"), spec(types.SpecStateInvalid, "things.get.2")}
+	plan := planned(spec(types.SpecStateInvalid, "things.get.1"), spec(types.SpecStateInvalid, "things.get.2"))
 	gr := types.Report{SpecReports: types.SpecReports{{
-		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed,
+		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed, ParallelProcess: 1,
 		Failure: types.Failure{Message: "the administrator token must authenticate"},
+	}, {
+		// The other processes only say process 1 failed: not repeated.
+		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed, ParallelProcess: 2,
+		Failure: types.Failure{Message: "SynchronizedBeforeSuite failed on Ginkgo parallel process #1"},
 	}}}
-	r := Build(b, gr, Run{Planned: planned})
-	for _, rule := range r.Rules {
-		if rule.Status != StatusError || !strings.Contains(rule.Reason, "token must authenticate") {
-			t.Errorf("%s: %s %q", rule.ID, rule.Status, rule.Reason)
+	r := Build(b, gr, Run{Plan: plan})
+	if r.Verdict != VerdictNotRun || !strings.Contains(r.Cause, "token must authenticate") || verdictOK(r) {
+		t.Errorf("verdict %s (%s)", r.Verdict, r.Cause)
+	}
+	for _, id := range []string{"things.get.1", "things.get.2"} {
+		if st, reason := statusOf(t, r, id); st != StatusSkipped || !strings.Contains(reason, "not run: the suite's setup") {
+			t.Errorf("%s: %s %q", id, st, reason)
 		}
 	}
-	if len(r.SuiteErrors) != 1 || r.Conformant {
-		t.Errorf("suite errors %+v, conformant %v", r.SuiteErrors, r.Conformant)
+	if len(r.SuiteErrors) != 1 {
+		t.Errorf("suite errors %+v", r.SuiteErrors)
 	}
 }
 
-func TestInterruptedRunMarksUnrunSpecsAsErrors(t *testing.T) {
+func verdictOK(r Report) bool { return r.Conformant || r.Complete }
+
+func TestNotRunAndIncompleteAreNoVerdict(t *testing.T) {
 	b := book(t)
+	r := Build(b, types.Report{}, Run{NotRun: "cannot reach the target http://x (--target/V4CERT_TARGET): connection refused"})
+	if r.Verdict != VerdictNotRun || verdictOK(r) || !strings.HasPrefix(r.Headline(), "NOT RUN: cannot reach") {
+		t.Errorf("not run: %s %q", r.Verdict, r.Headline())
+	}
+	for _, rule := range r.Rules {
+		if rule.Status != StatusSkipped || !strings.HasPrefix(rule.Reason, "not run: cannot reach") {
+			t.Fatalf("%s: %s %q", rule.ID, rule.Status, rule.Reason)
+		}
+	}
+
+	// Interrupted: what ran is judged, what did not is skipped, the spec in
+	// flight is an error, and the run is no verdict.
+	interrupted := spec(types.SpecStateInterrupted, "things.get.3")
+	interrupted.Failure.Message = "interrupted by signal"
+	plan := planned(spec(types.SpecStatePassed, "things.get.1"), spec(types.SpecStatePassed, "things.get.2"), interrupted)
 	gr := types.Report{
 		SpecialSuiteFailureReasons: []string{"Interrupted by User"},
-		SpecReports:                types.SpecReports{spec(types.SpecStatePassed, "things.get.1"), spec(types.SpecStateSkipped, "things.get.2")},
+		SpecReports:                types.SpecReports{plan[0].Spec, interrupted},
 	}
-	r := Build(b, gr, Run{})
-	if st, reason := statusOf(t, r, "things.get.2"); st != StatusError || !strings.Contains(reason, "Interrupted") {
+	r = Build(b, gr, Run{Plan: plan, Incomplete: "interrupted by SIGINT after 2 of 3 specs"})
+	if r.Verdict != VerdictIncomplete || verdictOK(r) || r.Headline() != "INCOMPLETE: interrupted by SIGINT after 2 of 3 specs" {
+		t.Errorf("incomplete: %s %q", r.Verdict, r.Headline())
+	}
+	if st, _ := statusOf(t, r, "things.get.1"); st != StatusPass {
+		t.Errorf("a spec that ran keeps its result: %s", st)
+	}
+	if st, reason := statusOf(t, r, "things.get.2"); st != StatusSkipped || !strings.Contains(reason, "not run: interrupted by SIGINT") {
 		t.Errorf("unrun spec after interrupt: %s %q", st, reason)
+	}
+	if st, _ := statusOf(t, r, "things.get.3"); st != StatusError {
+		t.Errorf("the spec in flight: %s", st)
+	}
+	if len(r.SuiteErrors) != 0 {
+		t.Errorf("Ginkgo's reason repeats the cause: %+v", r.SuiteErrors)
+	}
+
+	// A spec nobody reported, in a run that completed: the harness lost it.
+	r = Build(b, types.Report{SpecReports: types.SpecReports{plan[0].Spec}}, Run{Plan: plan[:2]})
+	if st, _ := statusOf(t, r, "things.get.2"); st != StatusError || r.Conformant {
+		t.Errorf("a lost spec: %s, conformant %v", st, r.Conformant)
+	}
+}
+
+func TestShardsLeaveOtherShardsRulesUnselected(t *testing.T) {
+	b := book(t)
+	one, two := spec(types.SpecStatePassed, "things.get.1"), spec(types.SpecStatePassed, "things.get.2")
+	plan := []PlannedSpec{{Spec: one}, {Spec: two, Excluded: ExcludedByShard}}
+	r := Build(b, types.Report{SpecReports: types.SpecReports{one}}, Run{Plan: plan, Shard: &Shard{Index: 1, Total: 2}})
+	rule := r.Rule("things.get.2")
+	if rule.Status != StatusSkipped || !rule.Filtered || rule.Reason != "runs in another shard" {
+		t.Errorf("another shard's rule: %+v", rule)
+	}
+	if r.Shard == nil || *r.Shard != (Shard{1, 2}) || !r.Conformant {
+		t.Errorf("shard %v, conformant %v", r.Shard, r.Conformant)
+	}
+}
+
+func TestFailFastLeavesTheRestSkipped(t *testing.T) {
+	b := book(t)
+	stopped := spec(types.SpecStateInterrupted, "things.get.3")
+	plan := planned(failed("Expected 404", "things.get.1"), spec(types.SpecStateSkipped, "things.get.2"), stopped)
+	gr := types.Report{SpecReports: types.SpecReports{plan[0].Spec, plan[1].Spec, stopped}}
+	r := Build(b, gr, Run{Plan: plan, Stopped: "--fail-fast stopped the run"})
+	for id, want := range map[string]Status{"things.get.1": StatusFail, "things.get.2": StatusSkipped, "things.get.3": StatusSkipped} {
+		if st, reason := statusOf(t, r, id); st != want {
+			t.Errorf("%s: %s %q, want %s", id, st, reason, want)
+		}
+	}
+	if r.Verdict != VerdictNotConformant {
+		t.Errorf("a failure seen before stopping is a verdict: %s", r.Verdict)
+	}
+}
+
+func TestEntriesCarryCoverageAndViolations(t *testing.T) {
+	b := book(t)
+	s1 := spec(types.SpecStatePassed, "things.get.1")
+	s1.ReportEntries = types.ReportEntries{{Name: EntryCoverage, Value: types.WrapEntryValue(map[string]map[int]int{"things.get": {200: 2}})}}
+	s2 := spec(types.SpecStatePassed, "things.get.2")
+	// As it arrives from a worker process: JSON only.
+	s2.ReportEntries = types.ReportEntries{
+		{Name: EntryCoverage, Value: types.ReportEntryValue{AsJSON: `{"things.get":{"404":1},"":{"404":3}}`}},
+		{Name: EntryViolations, Value: types.ReportEntryValue{AsJSON: `[{"index":1,"severity":"error","rule":"things.get.2","expected":"404","seen":"200","method":"GET","url":"http://t/x","status":200}]`}},
+	}
+	r := Build(b, types.Report{SpecReports: types.SpecReports{s1, s2}}, Run{ViaProxy: true})
+	if e := r.Coverage.Entries[0]; e.Requests != 3 || e.Statuses["200"] != 2 || e.Statuses["404"] != 1 || r.Coverage.Unmatched != 3 {
+		t.Errorf("coverage %+v", r.Coverage)
+	}
+	rule := r.Rule("things.get.2")
+	if rule.Status != StatusFail || rule.Failures[0].Kind != KindProxy || rule.Failures[0].Spec != s2.FullText() {
+		t.Errorf("violation: %+v", rule)
+	}
+	if p := r.Proxy; p == nil || p.Summary.Errors != 1 || p.Summary.Exchanges != 6 || p.Violations[0].Spec != s2.FullText() {
+		t.Errorf("proxy %+v", p)
+	}
+}
+
+func TestTheNamedExchangeIsShown(t *testing.T) {
+	b := book(t)
+	s := failed("Expected status [201], got:\n  POST http://t/api/v4/things → 500", "things.get.2")
+	s.ReportEntries = types.ReportEntries{
+		{Name: EntryExchange, Value: types.ReportEntryValue{AsJSON: `{"method":"POST","url":"http://t/api/v4/things","status":500,"failed":true}`}},
+		{Name: EntryExchange, Value: types.WrapEntryValue(Exchange{Method: "GET", URL: "http://t/api/v4/things/1", Status: 200})},
+	}
+	r := Build(b, types.Report{SpecReports: types.SpecReports{s}}, Run{})
+	f := r.Rule("things.get.2").Failures[0]
+	if i := f.Shown(); i != 0 || f.Exchanges[i].Status != 500 {
+		t.Errorf("shown %d of %+v", i, f.Exchanges)
+	}
+	f.Exchanges[0].Failed = false
+	if f.Shown() != 1 {
+		t.Errorf("without a named exchange the last one is shown")
 	}
 }
 

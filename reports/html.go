@@ -4,7 +4,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
-	"strings"
+	"sort"
 )
 
 //go:embed report.html.tmpl
@@ -15,9 +15,26 @@ var htmlSource string
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"label":    func(s Status) string { return s.Label() },
 	"statuses": statusList,
-	"anchor":   func(id string) string { return strings.NewReplacer(".", "-", "_", "-").Replace(id) },
+	"anchor":   anchor,
 	"first":    firstLine,
-	"last":     func(i int, xs []Exchange) bool { return i == len(xs)-1 },
+	// A rule the run did not select shows as such, not as skipped.
+	"class": func(r Rule) string {
+		if r.Filtered {
+			return "filtered"
+		}
+		return string(r.Status)
+	},
+	"ruleLabel": func(r Rule) string {
+		if r.Filtered {
+			return "not selected"
+		}
+		return r.Status.Label()
+	},
+	"skippedOnly": func(c Counts) int { return c.Skipped - c.Filtered },
+	"readable":    ReadableFilter,
+	"verdictClass": func(v string) string {
+		return map[string]string{VerdictConformant: "ok", VerdictNotConformant: "ko", VerdictNotRun: "notrun", VerdictIncomplete: "incomplete"}[v]
+	},
 	"pct": func(a, b int) int {
 		if b == 0 {
 			return 0
@@ -27,18 +44,22 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(htmlSource))
 
 type htmlArea struct {
-	Name   string
-	Counts Counts
-	Rules  []Rule
-	Open   bool // the area has something other than passes to look at
+	Name     string
+	Counts   Counts
+	Rules    []Rule
+	Open     bool // the area has something other than passes to look at
+	Selected bool // the run selected at least one of its rules
 }
 
 type htmlView struct {
 	Report
-	AreaRows  []htmlArea
-	Problems  []Rule
-	Skipped   []Rule
-	Untouched []EndpointCoverage
+	AreaRows   []htmlArea
+	Problems   []Rule
+	Failed     []string // IDs, for the list under the banner
+	Errored    []string
+	Skipped    []Rule
+	Untouched  []EndpointCoverage
+	Unselected []string // areas none of whose rules the run selected
 }
 
 // WriteHTML writes report.html.
@@ -47,21 +68,32 @@ func WriteHTML(w io.Writer, r Report) error {
 	idx := map[string]int{}
 	for _, a := range r.Areas {
 		idx[a.Name] = len(v.AreaRows)
-		v.AreaRows = append(v.AreaRows, htmlArea{Name: a.Name, Counts: a.Counts})
+		v.AreaRows = append(v.AreaRows, htmlArea{Name: a.Name, Counts: a.Counts, Selected: a.Counts.Filtered < a.Counts.Total})
+		if a.Counts.Filtered == a.Counts.Total {
+			v.Unselected = append(v.Unselected, a.Name)
+		}
 	}
 	for _, rule := range r.Rules {
 		a := &v.AreaRows[idx[rule.Area]]
 		a.Rules = append(a.Rules, rule)
-		if rule.Status != StatusPass {
+		if rule.Status != StatusPass && !rule.Filtered {
 			a.Open = true
 		}
 		switch rule.Status {
-		case StatusFail, StatusError:
+		case StatusFail:
 			v.Problems = append(v.Problems, rule)
+			v.Failed = append(v.Failed, rule.ID)
+		case StatusError:
+			v.Problems = append(v.Problems, rule)
+			v.Errored = append(v.Errored, rule.ID)
 		case StatusSkipped:
 			v.Skipped = append(v.Skipped, rule)
 		}
 	}
+	// Failures before errors: what the target broke comes first.
+	sort.SliceStable(v.Problems, func(i, j int) bool {
+		return v.Problems[i].Status == StatusFail && v.Problems[j].Status != StatusFail
+	})
 	for _, e := range r.Coverage.Entries {
 		if !e.Provisioning && e.Requests == 0 {
 			v.Untouched = append(v.Untouched, e)

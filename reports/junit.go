@@ -65,16 +65,36 @@ func WriteJUnit(w io.Writer, r Report) error {
 		{"verdict", r.Verdict}, {"target", r.Target}, {"rulebook_digest", r.Rulebook.Digest},
 		{"v4cert_version", r.Version}, {"seed", fmt.Sprint(r.Seed)}, {"label_filter", r.LabelFilter},
 	}
+	if r.Cause != "" {
+		props = append(props, junitProperty{"cause", r.Cause})
+	}
+	if r.Shard != nil {
+		props = append(props, junitProperty{"shard", r.Shard.String()})
+	}
 	out := junitSuites{Name: "v4cert certify " + r.Target, Time: secs(r.DurationSec)}
 	stamp := r.Started.Format(time.RFC3339)
+	// A run that did not finish says so as an error CI shows first: NOT RUN
+	// has nothing else to say, INCOMPLETE adds what did run.
+	if r.Verdict == VerdictNotRun || r.Verdict == VerdictIncomplete {
+		out.Suites = append(out.Suites, junitSuite{Name: "certify", Package: "v4cert.certify", Timestamp: stamp, Properties: props,
+			Time: secs(r.DurationSec), Tests: 1, Errors: 1, Cases: []junitCase{{Name: "the run", Classname: "v4cert.certify",
+				Time: secs(r.DurationSec), Error: &junitProblem{Message: r.Headline(), Type: strings.ToLower(strings.ReplaceAll(r.Verdict, " ", "_")), Text: xmlSafe(r.Cause)}}}})
+	}
 	byArea := map[string]int{}
 	times := map[string]float64{}
 	for _, a := range r.Areas {
+		if r.Verdict == VerdictNotRun {
+			break
+		}
 		byArea[a.Name] = len(out.Suites)
 		out.Suites = append(out.Suites, junitSuite{Name: a.Name, Package: "v4cert." + a.Name, Timestamp: stamp, Properties: props, Time: secs(0)})
 	}
 	for _, rule := range r.Rules {
-		s := &out.Suites[byArea[rule.Area]]
+		i, ok := byArea[rule.Area]
+		if !ok || rule.Filtered {
+			continue // rules the run did not select are no test of it
+		}
+		s := &out.Suites[i]
 		var t float64
 		for _, sp := range rule.Specs {
 			t += sp.DurationSec
@@ -82,10 +102,10 @@ func WriteJUnit(w io.Writer, r Report) error {
 		c := junitCase{Name: rule.ID + ": " + rule.Says, Classname: "v4cert." + rule.Area, Time: secs(t)}
 		switch rule.Status {
 		case StatusFail:
-			c.Failure = &junitProblem{Message: rule.Reason, Type: "fail", Text: failuresText(rule)}
+			c.Failure = &junitProblem{Message: problemMessage(rule), Type: problemType(rule), Text: failuresText(rule)}
 			s.Failures++
 		case StatusError:
-			c.Error = &junitProblem{Message: rule.Reason, Type: "error", Text: failuresText(rule)}
+			c.Error = &junitProblem{Message: problemMessage(rule), Type: problemType(rule), Text: failuresText(rule)}
 			s.Errors++
 		case StatusSkipped:
 			c.Skipped = &junitSkipped{Message: rule.Reason}
@@ -140,6 +160,29 @@ func WriteJUnit(w io.Writer, r Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// problemMessage is the one line CI shows for a failed rule: the first line
+// of the first failing assertion (for an error, of the harness's failure).
+func problemMessage(rule Rule) string {
+	for _, f := range rule.Failures {
+		if f.Status == rule.Status {
+			if line := firstLine(f.Message); line != "" {
+				return xmlSafe(line)
+			}
+		}
+	}
+	return xmlSafe(rule.Reason)
+}
+
+// problemType is the kind of the first failure of the rule's status.
+func problemType(rule Rule) string {
+	for _, f := range rule.Failures {
+		if f.Status == rule.Status {
+			return f.Kind
+		}
+	}
+	return string(rule.Status)
 }
 
 // failuresText is the body of a failure or error element: the rule, then

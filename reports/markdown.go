@@ -5,51 +5,49 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxMarkdownViolations bounds the proxy section of summary.md; report.json
 // and report.html carry them all.
 const maxMarkdownViolations = 50
 
+// MaxSummary bounds summary.md: a pull-request comment holds 65,536
+// characters, and the summary must fit whatever fails. What does not fit is
+// in report.html, which the summary links to.
+const MaxSummary = 60000
+
+// Bounds of one failure in summary.md, so that many fit.
+const (
+	maxSummaryMessage = 1500
+	maxSummaryBody    = 1500
+	maxSummaryIDs     = 120 // failing rule IDs listed under the headline
+)
+
 // WriteMarkdown writes summary.md, for terminals and pull requests: the
-// verdict, the areas, then what went wrong with the traffic that showed it.
+// verdict and the failing rules first, the run, the areas, then each failure
+// with the exchange that showed it, as many as fit in MaxSummary characters.
 func WriteMarkdown(w io.Writer, r Report) error {
-	var b strings.Builder
-	mark := "✅"
-	if !r.Conformant {
-		mark = "❌"
-	}
-	fmt.Fprintf(&b, "# %s %s\n\n", mark, r.Verdict)
-	fmt.Fprintf(&b, "**%s**", r.Counts)
-	if r.Conformant && !r.Complete {
-		b.WriteString(" — conformant on the rules checked; skipped and not-covered rules were not judged")
-	}
-	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "| | |\n|---|---|\n")
-	fmt.Fprintf(&b, "| Target | %s |\n", cell(r.Target))
-	fmt.Fprintf(&b, "| Rulebook | `%s` (%d rules, %d endpoints) |\n", r.Rulebook.Digest, r.Rulebook.Rules, r.Rulebook.Endpoints)
-	fmt.Fprintf(&b, "| v4cert | %s |\n", cell(r.Version))
-	fmt.Fprintf(&b, "| Seed | %d |\n", r.Seed)
-	fmt.Fprintf(&b, "| Label filter | %s |\n", orNone(r.LabelFilter, "(none: every rule)"))
-	if r.RerunOf != "" {
-		fmt.Fprintf(&b, "| Rerun of | %s |\n", cell(r.RerunOf))
-	}
-	fmt.Fprintf(&b, "| Through the proxy | %v |\n", r.ViaProxy)
-	fmt.Fprintf(&b, "| Started | %s (%.1f s) |\n\n", r.Started.Format("2006-01-02 15:04:05 MST"), r.DurationSec)
+	_, err := io.WriteString(w, Markdown(r, "report.html"))
+	return err
+}
 
-	b.WriteString("## Areas\n\n| area | pass | fail | error | skipped | not covered |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, a := range r.Areas {
-		c := a.Counts
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d |\n", a.Name, c.Pass, bold(c.Fail), bold(c.Error), c.Skipped, c.NotCovered)
+// Markdown renders summary.md; html is where report.html is (links to the
+// failures that do not fit point there).
+func Markdown(r Report, html string) string {
+	var sections []mdSection
+	sections = append(sections, mdSection{text: mdRun(r)})
+	if r.Verdict == VerdictNotRun {
+		return mdHeadline(r, html, nil) + assemble(sections, html, MaxSummary, nil)
 	}
-	b.WriteString("\n")
-
+	sections = append(sections, mdSection{text: mdAreas(r), more: "Areas: see report.html."})
 	if len(r.SuiteErrors) > 0 {
+		var b strings.Builder
 		fmt.Fprintf(&b, "## Suite errors (%d)\n\nThe harness broke outside any one rule.\n\n", len(r.SuiteErrors))
 		for _, f := range r.SuiteErrors {
-			fmt.Fprintf(&b, "- **%s** (%s)\n\n%s\n", f.Spec, f.Kind, indent(fence(f.Message, "")))
+			fmt.Fprintf(&b, "- **%s** (%s)\n\n%s\n", f.Spec, f.Kind, indent(fence(ClipText(f.Message, maxSummaryMessage), "")))
 		}
-		b.WriteString("\n")
+		sections = append(sections, mdSection{text: b.String(), more: fmt.Sprintf("%d suite errors: see report.html.", len(r.SuiteErrors))})
 	}
 	for _, st := range []Status{StatusFail, StatusError} {
 		rules := rulesWith(r, st)
@@ -60,62 +58,250 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		if st == StatusError {
 			title = "Errors: the harness could not judge these rules"
 		}
-		fmt.Fprintf(&b, "## %s (%d)\n\n", title, len(rules))
+		parts := []string{fmt.Sprintf("## %s (%d)\n\n", title, len(rules))}
 		for _, rule := range rules {
-			fmt.Fprintf(&b, "### `%s` — %s\n\n", rule.ID, rule.Says)
-			fmt.Fprintf(&b, "Spec section: %s  \nEndpoint: %s\n\n", rule.Source, orNone(rule.Endpoint, "—"))
-			for _, f := range rule.Failures {
-				fmt.Fprintf(&b, "**%s** (%s", f.Spec, f.Kind)
-				if f.Location != "" {
-					fmt.Fprintf(&b, ", %s", f.Location)
-				}
-				b.WriteString(")\n\n")
-				b.WriteString(fence(f.Message, ""))
-				// The last exchange is the one that showed it; the page has the rest.
-				if n := len(f.Exchanges); n > 0 {
-					x := f.Exchanges[n-1]
-					more := ""
-					if n > 1 {
-						more = fmt.Sprintf(" (and %d earlier exchanges in report.html)", n-1)
-					}
-					fmt.Fprintf(&b, "<details><summary>%s %s → %d%s</summary>\n\n%s</details>\n\n", x.Method, htmlEscape(x.URL), x.Status, more, fence(x.String(), "http"))
-				}
-			}
-			if len(rule.Failures) == 0 && rule.Reason != "" {
-				fmt.Fprintf(&b, "%s\n\n", rule.Reason)
-			}
+			parts = append(parts, mdFailure(rule))
 		}
+		sections = append(sections, mdSection{parts: parts, ids: ruleIDsOf(rules)})
 	}
 	if rules := rulesWith(r, StatusSkipped); len(rules) > 0 {
-		fmt.Fprintf(&b, "## Skipped (%d)\n\n", len(rules))
-		byReason := map[string][]string{}
-		var reasons []string
-		for _, rule := range rules {
-			if _, ok := byReason[rule.Reason]; !ok {
-				reasons = append(reasons, rule.Reason)
-			}
-			byReason[rule.Reason] = append(byReason[rule.Reason], "`"+rule.ID+"`")
-		}
-		for _, reason := range reasons {
-			ids := byReason[reason]
-			if len(ids) > 20 {
-				ids = append(ids[:20], fmt.Sprintf("and %d more", len(ids)-20))
-			}
-			fmt.Fprintf(&b, "- %s: %s\n", reason, strings.Join(ids, ", "))
-		}
-		b.WriteString("\n")
+		sections = append(sections, mdSection{text: mdSkipped(rules), more: "Skipped rules: see report.html."})
 	}
 	if rules := rulesWith(r, StatusNotCovered); len(rules) > 0 {
+		var b strings.Builder
 		fmt.Fprintf(&b, "## Not covered (%d)\n\nNo spec checks these rules; they count neither as passed nor as failed.\n\n", len(rules))
 		for _, rule := range rules {
 			fmt.Fprintf(&b, "- `%s` — %s\n", rule.ID, rule.Says)
 		}
-		b.WriteString("\n")
+		sections = append(sections, mdSection{text: b.String() + "\n", more: "Rules not covered: see report.html."})
 	}
 	if len(r.UnknownRules) > 0 {
-		fmt.Fprintf(&b, "## Specs naming rules the rulebook lacks (%d)\n\n%s\n\n", len(r.UnknownRules), "`"+strings.Join(r.UnknownRules, "`, `")+"`")
+		sections = append(sections, mdSection{text: fmt.Sprintf("## Specs naming rules the rulebook lacks (%d)\n\n%s\n\n",
+			len(r.UnknownRules), "`"+strings.Join(r.UnknownRules, "`, `")+"`")})
 	}
+	sections = append(sections, mdSection{text: mdCoverage(r), more: "Endpoint coverage: see report.html."})
+	if r.Proxy != nil {
+		sections = append(sections, mdSection{text: mdProxy(r.Proxy), more: "Proxy violations: see report.html."})
+	}
+	// The headline links each failing rule to its details below when they
+	// fit, else to report.html: fit the rest first, in the room the longest
+	// headline leaves.
+	shown := map[string]bool{}
+	body := assemble(sections, html, MaxSummary-len(mdHeadline(r, html, nil)), shown)
+	return mdHeadline(r, html, shown) + body
+}
 
+// mdSection is one part of summary.md: text whole or not at all (then the
+// more line), or parts (failures) of which as many as fit.
+type mdSection struct {
+	text  string
+	more  string
+	parts []string
+	ids   []string // the rule of each part after the first (a title)
+}
+
+// assemble joins the sections within limit characters, noting in shown the
+// rules whose failures it kept.
+func assemble(sections []mdSection, html string, limit int, shown map[string]bool) string {
+	var b strings.Builder
+	// Room for the closing lines of sections that come after the one being
+	// added, so a long failure list never crowds out the pointers.
+	const reserve = 2000
+	for i, s := range sections {
+		room := limit - b.Len() - reserve
+		if i == len(sections)-1 {
+			room += reserve - 200
+		}
+		switch {
+		case s.parts == nil && len(s.text) <= room:
+			b.WriteString(s.text)
+		case s.parts == nil:
+			if s.more != "" {
+				fmt.Fprintf(&b, "%s\n\n", s.more)
+			}
+		default:
+			fitted := 0
+			for j, p := range s.parts {
+				if b.Len()+len(p) > limit-reserve {
+					break
+				}
+				b.WriteString(p)
+				fitted = j
+				if j > 0 && shown != nil {
+					shown[s.ids[j-1]] = true
+				}
+			}
+			if rest := s.ids[fitted:]; len(rest) > 0 {
+				links := make([]string, 0, min(len(rest), maxSummaryIDs))
+				for _, id := range rest[:min(len(rest), maxSummaryIDs)] {
+					links = append(links, fmt.Sprintf("[`%s`](%s#fail-%s)", id, html, anchor(id)))
+				}
+				more := ""
+				if len(rest) > maxSummaryIDs {
+					more = fmt.Sprintf(" and %d more", len(rest)-maxSummaryIDs)
+				}
+				fmt.Fprintf(&b, "**%d more not shown here** (the summary stays under %d characters), in [report.html](%s): %s%s\n\n",
+					len(rest), MaxSummary, html, strings.Join(links, ", "), more)
+			}
+		}
+	}
+	out := b.String()
+	if len(out) > limit { // a guard; the budget above keeps it from firing
+		out = ClipText(out, limit-100) + "\n\n(cut: see " + html + ")\n"
+	}
+	return out
+}
+
+func ruleIDsOf(rules []Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// mdHeadline is the verdict, the tally and the rules that failed or errored,
+// each a link to its failure below when shown has it, else in report.html.
+func mdHeadline(r Report, html string, shown map[string]bool) string {
+	var b strings.Builder
+	mark := map[string]string{VerdictConformant: "✅", VerdictNotConformant: "❌", VerdictNotRun: "⛔", VerdictIncomplete: "⏸️"}[r.Verdict]
+	fmt.Fprintf(&b, "# %s %s\n\n", mark, r.Headline())
+	switch r.Verdict {
+	case VerdictNotRun:
+		b.WriteString("The run could not start, so nothing was judged: this is no verdict on the target. Fix the cause above and run again.\n\n")
+		return b.String()
+	case VerdictIncomplete:
+		b.WriteString("The run stopped before the end: what ran is below, and it is no verdict on the whole target.\n\n")
+	}
+	fmt.Fprintf(&b, "**%s**", r.Counts)
+	if r.Conformant && !r.Complete {
+		b.WriteString(" — conformant on the rules judged; skipped, unselected and not-covered rules were not judged")
+	}
+	b.WriteString("\n\n")
+	for _, st := range []Status{StatusFail, StatusError} {
+		rules := rulesWith(r, st)
+		if len(rules) == 0 {
+			continue
+		}
+		links := make([]string, 0, min(len(rules), maxSummaryIDs))
+		for _, rule := range rules[:min(len(rules), maxSummaryIDs)] {
+			where := html
+			if shown[rule.ID] {
+				where = ""
+			}
+			links = append(links, fmt.Sprintf("[`%s`](%s#fail-%s)", rule.ID, where, anchor(rule.ID)))
+		}
+		more := ""
+		if len(rules) > maxSummaryIDs {
+			more = fmt.Sprintf(" and [%d more](%s#failures)", len(rules)-maxSummaryIDs, html)
+		}
+		label := "Failed"
+		if st == StatusError {
+			label = "Errored (not judged)"
+		}
+		fmt.Fprintf(&b, "**%s (%d):** %s%s\n\n", label, len(rules), strings.Join(links, " · "), more)
+	}
+	return b.String()
+}
+
+func mdRun(r Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| | |\n|---|---|\n")
+	fmt.Fprintf(&b, "| Target | %s |\n", cell(r.Target))
+	fmt.Fprintf(&b, "| Rulebook | `%s` (%d rules, %d endpoints) |\n", r.Rulebook.Digest, r.Rulebook.Rules, r.Rulebook.Endpoints)
+	fmt.Fprintf(&b, "| v4cert | %s |\n", cell(r.Version))
+	fmt.Fprintf(&b, "| Seed | %d |\n", r.Seed)
+	fmt.Fprintf(&b, "| Label filter | %s |\n", orNone(ReadableFilter(r.LabelFilter), "(none: every rule)"))
+	if r.Shard != nil {
+		fmt.Fprintf(&b, "| Shard | %s (merge the shards with `v4cert report merge`) |\n", r.Shard)
+	}
+	if r.MergedShards > 0 {
+		fmt.Fprintf(&b, "| Shards | %d, merged |\n", r.MergedShards)
+	}
+	if r.RerunOf != "" {
+		fmt.Fprintf(&b, "| Rerun of | %s |\n", cell(r.RerunOf))
+	}
+	fmt.Fprintf(&b, "| Through the proxy | %v |\n", r.ViaProxy)
+	fmt.Fprintf(&b, "| Started | %s (%.1f s) |\n\n", r.Started.Format("2006-01-02 15:04:05 MST"), r.DurationSec)
+	return b.String()
+}
+
+func mdAreas(r Report) string {
+	var b strings.Builder
+	b.WriteString("## Areas\n\n| area | pass | fail | error | skipped | not covered | not selected |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	var unselected []string
+	for _, a := range r.Areas {
+		c := a.Counts
+		if c.Filtered == c.Total {
+			unselected = append(unselected, a.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d | %d |\n", a.Name, c.Pass, bold(c.Fail), bold(c.Error), c.Skipped-c.Filtered, c.NotCovered, c.Filtered)
+	}
+	b.WriteString("\n")
+	if len(unselected) > 0 {
+		fmt.Fprintf(&b, "No rule selected in %d other areas: %s.\n\n", len(unselected), strings.Join(unselected, ", "))
+	}
+	return b.String()
+}
+
+// mdFailure is one failing rule: what it says, then each failing spec with
+// its message and the exchange its assertion named, headers and all.
+func mdFailure(rule Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<a id=\"fail-%s\"></a>\n### `%s` — %s\n\n", anchor(rule.ID), rule.ID, rule.Says)
+	fmt.Fprintf(&b, "Spec section: %s  \nEndpoint: %s\n\n", rule.Source, orNone(rule.Endpoint, "—"))
+	for _, f := range rule.Failures {
+		fmt.Fprintf(&b, "**%s** (%s", f.Spec, f.Kind)
+		if f.Location != "" {
+			fmt.Fprintf(&b, ", %s", f.Location)
+		}
+		b.WriteString(")\n\n")
+		b.WriteString(fence(ClipText(f.Message, maxSummaryMessage), ""))
+		if i := f.Shown(); i >= 0 {
+			x := f.Exchanges[i]
+			what := "the exchange the assertion names"
+			if !x.Failed {
+				what = "the last exchange before the failure"
+			}
+			if n := len(f.Exchanges); n > 1 {
+				what += fmt.Sprintf("; %d more in report.html", n-1)
+			}
+			x.RequestBody, x.ResponseBody = ClipText(x.RequestBody, maxSummaryBody), ClipText(x.ResponseBody, maxSummaryBody)
+			fmt.Fprintf(&b, "<details open><summary>%s %s → %d (%s)</summary>\n\n%s</details>\n\n",
+				x.Method, htmlEscape(x.URL), x.Status, what, fence(x.String(), "http"))
+		}
+	}
+	if len(rule.Failures) == 0 && rule.Reason != "" {
+		fmt.Fprintf(&b, "%s\n\n", rule.Reason)
+	}
+	return b.String()
+}
+
+func mdSkipped(rules []Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Skipped (%d)\n\n", len(rules))
+	byReason := map[string][]string{}
+	var reasons []string
+	for _, rule := range rules {
+		if _, ok := byReason[rule.Reason]; !ok {
+			reasons = append(reasons, rule.Reason)
+		}
+		byReason[rule.Reason] = append(byReason[rule.Reason], "`"+rule.ID+"`")
+	}
+	for _, reason := range reasons {
+		ids := byReason[reason]
+		if len(ids) > 20 {
+			ids = append(ids[:20], fmt.Sprintf("and %d more", len(ids)-20))
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", reason, strings.Join(ids, ", "))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func mdCoverage(r Report) string {
+	var b strings.Builder
 	cov := r.Coverage
 	fmt.Fprintf(&b, "## Endpoint coverage\n\nThe run reached **%d of %d** certified endpoints", cov.Touched, cov.Endpoints)
 	if cov.Unmatched > 0 {
@@ -140,29 +326,45 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %s |\n", id, e.Method, e.Path, e.Requests, statusList(e.Statuses))
 	}
 	b.WriteString("\n</details>\n\n")
-
-	if p := r.Proxy; p != nil {
-		fmt.Fprintf(&b, "## Proxy violations (%d)\n\n", len(p.Violations))
-		if s := p.Summary; s != nil {
-			fmt.Fprintf(&b, "%d exchanges: %d errors, %d warnings, %d to endpoints the rulebook does not know.\n\n", s.Exchanges, s.Errors, s.Warnings, s.Unknown)
-		}
-		if groups := p.GroupViolations(); len(groups) > 0 {
-			b.WriteString("| severity | count | endpoint | rule / schema | expected | seen | first seen in |\n|---|---:|---|---|---|---|---|\n")
-			for i, g := range groups {
-				if i == maxMarkdownViolations {
-					fmt.Fprintf(&b, "\n… and %d more kinds in report.json.\n", len(groups)-i)
-					break
-				}
-				x := g.Example
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", g.Severity, g.Count, g.Endpoint, cell(g.Where),
-					cell(g.Expected), cell(g.Seen), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
-			}
-			b.WriteString("\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
+
+func mdProxy(p *ProxyRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Proxy violations (%d)\n\n", len(p.Violations))
+	if s := p.Summary; s != nil {
+		fmt.Fprintf(&b, "%d exchanges: %d errors, %d warnings, %d to endpoints the rulebook does not know.\n\n", s.Exchanges, s.Errors, s.Warnings, s.Unknown)
+	}
+	if groups := p.GroupViolations(); len(groups) > 0 {
+		b.WriteString("| severity | count | endpoint | rule / schema | expected | seen | first seen in |\n|---|---:|---|---|---|---|---|\n")
+		for i, g := range groups {
+			if i == maxMarkdownViolations {
+				fmt.Fprintf(&b, "\n… and %d more kinds in report.json.\n", len(groups)-i)
+				break
+			}
+			x := g.Example
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", g.Severity, g.Count, g.Endpoint, cell(g.Where),
+				cell(g.Expected), cell(g.Seen), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// ClipText cuts s to at most n bytes on a rune boundary, saying so.
+func ClipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d characters in all)", len(s))
+}
+
+// anchor is the id of a rule's element in the reports (users.list.14 → users-list-14).
+func anchor(id string) string { return strings.NewReplacer(".", "-", "_", "-").Replace(id) }
 
 func rulesWith(r Report, s Status) []Rule {
 	var out []Rule

@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"v4cert/specs"
 )
 
 // sample is a report with one rule in every status, a suite error, coverage
@@ -208,5 +213,113 @@ func TestRedaction(t *testing.T) {
 	}
 	if got := red.Header("Content-Type", "application/json"); got != "application/json" {
 		t.Errorf("content-type: %q", got)
+	}
+}
+
+func TestJUnitLeavesOutUnselectedRulesAndSaysTheAssertion(t *testing.T) {
+	b := book(t)
+	s := failed("GET /things/1 should answer 404\nExpected status [404], got:\n  GET http://t → 200", "things.get.2")
+	var sr types.SpecReports
+	sr = append(sr, spec(types.SpecStatePassed, "things.get.1"), s)
+	for i := 3; i <= 15; i++ {
+		sr = append(sr, spec(types.SpecStateSkipped, "things.get."+strconv.Itoa(i)))
+	}
+	r := Build(b, types.Report{SpecReports: sr}, Run{LabelFilter: "rule:things.get.1 || rule:things.get.2"})
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	x := buf.String()
+	if n := strings.Count(x, "<testcase "); n != 2 {
+		t.Errorf("%d testcases, want the 2 selected rules:\n%s", n, x)
+	}
+	if !strings.Contains(x, `<failure message="GET /things/1 should answer 404" type="assertion">`) {
+		t.Errorf("failure message is not the assertion's first line:\n%s", x)
+	}
+
+	nr := Build(b, types.Report{}, Run{NotRun: "cannot reach the target http://t (--target/V4CERT_TARGET): connection refused"})
+	buf.Reset()
+	WriteJUnit(&buf, nr)
+	x = buf.String()
+	if strings.Count(x, "<testcase ") != 1 || !strings.Contains(x, `message="NOT RUN: cannot reach the target`) {
+		t.Errorf("a run that did not start is one error saying why:\n%s", x)
+	}
+}
+
+// bigBook is a rulebook of n rules, for reports with many failures.
+func bigBook(t *testing.T, n int) *specs.Rulebook {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("area: things\nendpoints:\n  - {id: things.get, method: GET, path: /things/:id, who: anonymous, status: 200}\nrules:\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "  - {id: things.get.%d, endpoint: things.get, says: Rule number %d says something fairly long about things., source: Things (%d)}\n", i, i, i)
+	}
+	bk, err := specs.Load(fstest.MapFS{"things.yaml": {Data: []byte(b.String())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bk
+}
+
+func TestSummaryStaysUnder60000CharactersWhateverFails(t *testing.T) {
+	for _, n := range []int{3, 60, 600} {
+		var sr types.SpecReports
+		for i := 1; i <= n; i++ {
+			s := failed(strings.Repeat("Expected a long explanation of what went wrong. ", 40), "things.get."+strconv.Itoa(i))
+			s.ReportEntries = types.ReportEntries{{Name: EntryExchange, Value: types.WrapEntryValue(Exchange{
+				Method: "GET", URL: "http://t/api/v4/things/1", Status: 500, ResponseBody: strings.Repeat("x", 4000), Failed: true,
+				ResponseHeaders: map[string]string{"Content-Type": "application/json"}})}}
+			sr = append(sr, s)
+		}
+		r := Build(bigBook(t, n), types.Report{SpecReports: sr}, Run{Target: "http://t"})
+		md := Markdown(r, "report.html")
+		if len(md) >= MaxSummary {
+			t.Errorf("%d failures: summary.md is %d characters", n, len(md))
+		}
+		if !strings.HasPrefix(md, "# ❌ NOT CONFORMANT") || !strings.Contains(md, "**Failed ("+strconv.Itoa(n)+"):**") {
+			t.Errorf("%d failures: the headline and the failing IDs come first:\n%s", n, md[:min(len(md), 400)])
+		}
+		if !strings.Contains(md, "Content-Type: application/json") {
+			t.Errorf("%d failures: the failing exchange is shown with its headers", n)
+		}
+		detailed := strings.Count(md, "<a id=\"fail-")
+		if n == 3 && detailed != 3 {
+			t.Errorf("3 failures: %d detailed", detailed)
+		}
+		if n == 600 {
+			if detailed < 10 || !strings.Contains(md, "more not shown here") || !strings.Contains(md, "](report.html#fail-things-get-100)") {
+				t.Errorf("600 failures: %d detailed; the rest must be linked to report.html", detailed)
+			}
+			if !strings.Contains(md, "](#fail-things-get-1)") {
+				t.Errorf("a failure detailed in the summary is linked within it")
+			}
+		}
+	}
+}
+
+func TestHTMLShowsTheFailuresFirstAndTheNamedExchangeOpen(t *testing.T) {
+	r := sample(t)
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	worst := strings.Index(page, `class="worst"`)
+	if worst < 0 || worst > strings.Index(page, "<h2>Run</h2>") {
+		t.Errorf("the failing rules are not listed under the banner")
+	}
+	if !strings.Contains(page, `<a class="mono" href="#fail-things-get-2">things.get.2</a>`) {
+		t.Errorf("failing rule not linked")
+	}
+	if !strings.Contains(page, "the last exchange before the failure") {
+		t.Errorf("the open exchange is not labelled")
+	}
+
+	buf.Reset()
+	nr := Build(book(t), types.Report{}, Run{Target: "http://t", NotRun: "the token belongs to olivia, who is not an administrator"})
+	WriteHTML(&buf, nr)
+	page = buf.String()
+	if !strings.Contains(page, "<h1>NOT RUN</h1>\n<p class=\"cause\">the token belongs to olivia, who is not an administrator</p>") || strings.Contains(page, `id="matrix"`) {
+		t.Errorf("a NOT RUN page says why first and shows no matrix")
 	}
 }

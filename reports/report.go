@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -39,30 +40,41 @@ func (s Status) Label() string {
 	return string(s)
 }
 
-// Verdicts.
+// Verdicts. Only a run that completed judges the target; the other two say
+// why there is no judgement (Report.Cause).
 const (
 	VerdictConformant    = "CONFORMANT"
 	VerdictNotConformant = "NOT CONFORMANT"
+	VerdictNotRun        = "NOT RUN"    // the run could not start: target unreachable, token refused, setup failed
+	VerdictIncomplete    = "INCOMPLETE" // the run stopped before the end: interrupted, timed out
 )
 
 // Report is one certification run; report.json is this value.
 type Report struct {
-	Format      string    `json:"format"`
-	Verdict     string    `json:"verdict"`
-	Conformant  bool      `json:"conformant"`
-	Complete    bool      `json:"complete"` // every rule was checked: none skipped, none not covered
-	Target      string    `json:"target"`
-	Version     string    `json:"version"`
-	Rulebook    Rulebook  `json:"rulebook"`
-	Seed        int64     `json:"seed"`
-	LabelFilter string    `json:"label_filter"`
-	ViaProxy    bool      `json:"via_proxy"`
-	RerunOf     string    `json:"rerun_of,omitempty"` // the report.json whose failed rules this run repeated
-	Started     time.Time `json:"started"`
-	DurationSec float64   `json:"duration_seconds"`
-	Counts      Counts    `json:"counts"`
-	Areas       []Area    `json:"areas"`
-	Rules       []Rule    `json:"rules"`
+	Format     string   `json:"format"`
+	Verdict    string   `json:"verdict"`
+	Cause      string   `json:"cause,omitempty"` // why NOT RUN or INCOMPLETE, in one line
+	Conformant bool     `json:"conformant"`
+	Complete   bool     `json:"complete"` // every rule was checked: none skipped, none not covered
+	Target     string   `json:"target"`
+	Version    string   `json:"version"`
+	Rulebook   Rulebook `json:"rulebook"`
+	Seed       int64    `json:"seed"`
+	// LabelFilter is the Ginkgo label filter that selected the specs: the
+	// one given, with --focus, --skip and --rerun-failed folded in.
+	LabelFilter string `json:"label_filter"`
+	// Shard is the part of the specs this run ran (--shard K/N); absent for
+	// a whole run.
+	Shard *Shard `json:"shard,omitempty"`
+	// MergedShards is the number of shard reports merged into this one.
+	MergedShards int       `json:"merged_shards,omitempty"`
+	ViaProxy     bool      `json:"via_proxy"`
+	RerunOf      string    `json:"rerun_of,omitempty"` // the report.json whose failed rules this run repeated
+	Started      time.Time `json:"started"`
+	DurationSec  float64   `json:"duration_seconds"`
+	Counts       Counts    `json:"counts"`
+	Areas        []Area    `json:"areas"`
+	Rules        []Rule    `json:"rules"`
 	// SuiteErrors are harness failures not tied to one rule: the suite's
 	// setup, a report node, an interruption.
 	SuiteErrors []Failure `json:"suite_errors"`
@@ -88,9 +100,23 @@ type Counts struct {
 	Error      int `json:"error"`
 	Skipped    int `json:"skipped"`
 	NotCovered int `json:"not_covered"`
+	// Filtered counts the skipped rules the run did not select (label
+	// filter, --focus, --skip, another shard); they are part of Skipped.
+	Filtered int `json:"filtered"`
 }
 
-// Add counts one rule.
+// Judged is the number of rules the run gave a verdict on.
+func (c Counts) Judged() int { return c.Pass + c.Fail + c.Error }
+
+// add counts one rule.
+func (c *Counts) add(r Rule) {
+	c.Add(r.Status)
+	if r.Filtered {
+		c.Filtered++
+	}
+}
+
+// Add counts one rule of status s.
 func (c *Counts) Add(s Status) {
 	c.Total++
 	switch s {
@@ -126,8 +152,58 @@ func (c Counts) Of(s Status) int {
 
 // String is the one-line tally used under the verdict.
 func (c Counts) String() string {
-	return fmt.Sprintf("%d rules: %d pass, %d fail, %d error, %d skipped, %d not covered",
-		c.Total, c.Pass, c.Fail, c.Error, c.Skipped, c.NotCovered)
+	s := fmt.Sprintf("%d rules: %d pass, %d fail, %d error, %d skipped, %d not covered",
+		c.Total, c.Pass, c.Fail, c.Error, c.Skipped-c.Filtered, c.NotCovered)
+	if c.Filtered > 0 {
+		s += fmt.Sprintf(", %d not selected", c.Filtered)
+	}
+	return s
+}
+
+// ruleTerm is how certify writes a --focus/--skip pattern into the label
+// filter: /^rule:users\.list\..*$/ for users.list.*.
+var ruleTerm = regexp.MustCompile(`/\^rule:([a-z0-9_\\.*-]+)\$/`)
+
+// ReadableFilter is the label filter as a person wrote it: the rule ID
+// patterns of --focus and --skip as patterns (rule:users.list.*), not as
+// the regular expressions Ginkgo is given.
+func ReadableFilter(f string) string {
+	return ruleTerm.ReplaceAllStringFunc(f, func(term string) string {
+		re := ruleTerm.FindStringSubmatch(term)[1]
+		var b strings.Builder
+		for i := 0; i < len(re); i++ {
+			switch {
+			case re[i] == '\\' && i+1 < len(re):
+				i++
+				b.WriteByte(re[i])
+			case re[i] == '.' && i+1 < len(re) && re[i+1] == '*':
+				i++
+				b.WriteByte('*')
+			case re[i] == '.':
+				b.WriteByte('?')
+			default:
+				b.WriteByte(re[i])
+			}
+		}
+		return "rule:" + b.String()
+	})
+}
+
+// Headline is the verdict as the first line of every rendering says it:
+// "CONFORMANT", "CONFORMANT on 22 of 489 rules" when fewer rules were
+// judged than the rulebook has, "NOT RUN: <cause>".
+func (r Report) Headline() string {
+	switch r.Verdict {
+	case VerdictNotRun, VerdictIncomplete:
+		if r.Cause != "" {
+			return r.Verdict + ": " + r.Cause
+		}
+		return r.Verdict
+	}
+	if n := r.Counts.Judged(); n < r.Counts.Total {
+		return fmt.Sprintf("%s on %d of %d rules", r.Verdict, n, r.Counts.Total)
+	}
+	return r.Verdict
 }
 
 // Area is one area of the spec with its tally.
@@ -138,13 +214,15 @@ type Area struct {
 
 // Rule is the outcome of one rule of the rulebook.
 type Rule struct {
-	ID       string    `json:"id"`
-	Area     string    `json:"area"`
-	Endpoint string    `json:"endpoint,omitempty"`
-	Says     string    `json:"says"`
-	Source   string    `json:"source"`
-	Paid     bool      `json:"paid,omitempty"`
-	Status   Status    `json:"status"`
+	ID       string `json:"id"`
+	Area     string `json:"area"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Says     string `json:"says"`
+	Source   string `json:"source"`
+	Paid     bool   `json:"paid,omitempty"`
+	Status   Status `json:"status"`
+	// Filtered: skipped because the run did not select the rule's specs.
+	Filtered bool      `json:"filtered,omitempty"`
 	Reason   string    `json:"reason,omitempty"` // why skipped or errored; which specs failed
 	Specs    []Spec    `json:"specs"`
 	Failures []Failure `json:"failures"`
@@ -194,6 +272,26 @@ type Exchange struct {
 	Status          int               `json:"status"`
 	ResponseHeaders map[string]string `json:"response_headers,omitempty"`
 	ResponseBody    string            `json:"response_body,omitempty"`
+	// Failed: the failing assertion named this exchange (its message
+	// printed it); reports show it open.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Report entries the suites attach to a spec (Ginkgo's AddReportEntry), by
+// name. They travel with the spec's report from a worker process to certify.
+const (
+	EntryExchange   = "exchange"          // an Exchange: a request and its answer, on failed specs
+	EntryCoverage   = "v4cert.coverage"   // map[endpoint ID]map[status]count of the spec's own requests
+	EntryViolations = "v4cert.violations" // []Violation the proxy found in the spec's traffic
+	EntryHarness    = "v4cert.harness"    // a Harness: the failure is the harness's, not the target's
+)
+
+// Harness marks a spec's failure as the harness's own: the suites attach it
+// (EntryHarness) when an expectation about the world they were building
+// failed, so the rule is an error, not a failure of the target.
+type Harness struct {
+	Kind   string `json:"kind"`   // KindFixture or KindTransport
+	Detail string `json:"detail"` // what the harness was doing
 }
 
 // String is the exchange as a person reads it, headers sorted.
@@ -268,6 +366,17 @@ type ProxySummary struct {
 	Coverage   map[string]map[string]int `json:"coverage,omitempty"`
 	Endpoints  int                       `json:"endpoints_in_rulebook"`
 	CoveredEPs int                       `json:"endpoints_covered"`
+}
+
+// Shown is the index of the exchange a failure shows open: the one its
+// assertion named, else the last one made (-1 when there is none).
+func (f Failure) Shown() int {
+	for i, x := range f.Exchanges {
+		if x.Failed {
+			return i
+		}
+	}
+	return len(f.Exchanges) - 1
 }
 
 // Rule returns the rule with the given ID, or nil.

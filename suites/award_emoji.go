@@ -17,15 +17,20 @@ type awardForm struct {
 	stem     string // endpoint id stem
 	specPath string // the awardable's path in the spec's syntax
 	typ      string // awardable_type of its reactions
-	snippet  bool
+	kind     string // issue, snippet or merge_request
 	note     bool
+	// reader is the lowest role that reads the awardable in a private
+	// project: Guest, but Reporter for merge requests, which compare code.
+	reader int
 }
 
 var awardForms = []awardForm{
-	{"issue", "/projects/:id/issues/:issue_iid", "Issue", false, false},
-	{"snippet", "/projects/:id/snippets/:snippet_id", "Snippet", true, false},
-	{"issue_note", "/projects/:id/issues/:issue_iid/notes/:note_id", "Note", false, true},
-	{"snippet_note", "/projects/:id/snippets/:snippet_id/notes/:note_id", "Note", true, true},
+	{"issue", "/projects/:id/issues/:issue_iid", "Issue", "issue", false, GuestLevel},
+	{"snippet", "/projects/:id/snippets/:snippet_id", "Snippet", "snippet", false, GuestLevel},
+	{"merge_request", "/projects/:id/merge_requests/:merge_request_iid", "MergeRequest", "merge_request", false, ReporterLevel},
+	{"issue_note", "/projects/:id/issues/:issue_iid/notes/:note_id", "Note", "issue", true, GuestLevel},
+	{"snippet_note", "/projects/:id/snippets/:snippet_id/notes/:note_id", "Note", "snippet", true, GuestLevel},
+	{"merge_request_note", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id", "Note", "merge_request", true, ReporterLevel},
 }
 
 // awardable is one awardable of a spec: its path below the project and the
@@ -52,41 +57,48 @@ func newAwardable(ctx context.Context, f awardForm, p *Project, visibility strin
 	GinkgoHelper()
 	var rel string
 	var id int
-	if f.snippet {
+	switch f.kind {
+	case "snippet":
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/snippets", p.ID), Body(map[string]any{
 			"title": Unique("snippet"), "visibility": visibility,
 			"files": []map[string]any{{"file_path": "hello.txt", "content": "hello"}}}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture snippet")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture snippet")
 		id = int(r.Get("id").Int())
 		rel = fmt.Sprintf("snippets/%d", id)
-	} else {
+	case "merge_request":
+		rp := &RepoProject{Project: p, Owner: api, DefaultBranch: "main"}
+		mr := rp.FeatureMR(ctx, Unique("b"))
+		id = mr.ID
+		rel = fmt.Sprintf("merge_requests/%d", mr.IID)
+	default:
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/issues", p.ID), Body(map[string]any{"title": Unique("issue")}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture issue")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture issue")
 		id = int(r.Get("id").Int())
 		rel = fmt.Sprintf("issues/%d", r.Get("iid").Int())
 	}
 	if f.note {
 		r := api.Post(ctx, fmt.Sprintf("/projects/%d/%s/notes", p.ID, rel), Body(map[string]any{"body": Unique("note")}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture note")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture note")
 		id = int(r.Get("id").Int())
 		rel += fmt.Sprintf("/notes/%d", id)
 	}
 	return &awardable{p: p, rel: rel, id: id}
 }
 
-// awardWorld is a project owned by a user, with a Guest member, a signed-in
-// outsider and one awardable of the form under test.
+// awardWorld is a project owned by a user, with a member of the lowest role
+// that reads the awardable (Reader), a signed-in outsider and one awardable
+// of the form under test; merge requests get a repository to compare.
 type awardWorld struct {
-	Owner, Guest, Outsider *User
-	P                      *Project
-	A                      *awardable
+	Owner, Reader, Outsider *User
+	P                       *Project
+	A                       *awardable
 }
 
 func newAwardWorld(ctx context.Context, f awardForm, visibility string) *awardWorld {
 	GinkgoHelper()
-	w := &awardWorld{Owner: NewUser(ctx), Guest: NewUser(ctx), Outsider: NewUser(ctx)}
-	w.P = NewProject(ctx, w.Owner.Client, ProjectOpts{"visibility": visibility})
-	AddProjectMember(ctx, w.P, w.Guest, GuestLevel)
+	w := &awardWorld{Owner: NewUser(ctx), Reader: NewUser(ctx), Outsider: NewUser(ctx)}
+	w.P = NewProject(ctx, w.Owner.Client, ProjectOpts{"visibility": visibility, "initialize_with_readme": f.kind == "merge_request"})
+	AddProjectMember(ctx, w.P, w.Reader, f.reader)
 	w.A = newAwardable(ctx, f, w.P, visibility)
 	return w
 }
@@ -95,7 +107,7 @@ func newAwardWorld(ctx context.Context, f awardForm, visibility string) *awardWo
 func react(ctx context.Context, by *Client, a *awardable, name string) int {
 	GinkgoHelper()
 	r := by.Post(ctx, a.reactions(), Body(map[string]any{"name": name}))
-	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture reaction")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture reaction")
 	return int(r.Get("id").Int())
 }
 
@@ -126,7 +138,7 @@ func describeAwardEmoji(f awardForm) {
 			w := newAwardWorld(ctx, f, "private")
 			other := newAwardable(ctx, f, w.P, "private")
 			a1 := react(ctx, api, w.A, "thumbsup")
-			a2 := react(ctx, w.Guest.Client, w.A, "thumbsup")
+			a2 := react(ctx, w.Reader.Client, w.A, "thumbsup")
 			react(ctx, api, other, "tada")
 			r := api.Get(ctx, w.A.reactions())
 			Expect(r).To(HaveStatus(http.StatusOK))
@@ -158,19 +170,19 @@ func describeAwardEmoji(f awardForm) {
 
 		It("answers anonymous callers on a public project and hides a private one", Label("rule:award_emoji.list.3"), func(ctx SpecContext) {
 			pub := newAwardWorld(ctx, f, "public")
-			id := react(ctx, pub.Guest.Client, pub.A, "thumbsup")
+			id := react(ctx, pub.Reader.Client, pub.A, "thumbsup")
 			r := api.Anonymous().Get(ctx, pub.A.reactions())
 			Expect(r).To(HaveStatus(http.StatusOK))
 			Expect(r.IDs()).To(ConsistOf(id))
 			priv := newAwardWorld(ctx, f, "private")
-			react(ctx, priv.Guest.Client, priv.A, "thumbsup")
+			react(ctx, priv.Reader.Client, priv.A, "thumbsup")
 			Expect(api.Anonymous().Get(ctx, priv.A.reactions())).To(HaveStatus(http.StatusNotFound))
 		})
 
-		It("lets a Guest of a private project read the list and hides it from non-members", Label("rule:award_emoji.list.4"), func(ctx SpecContext) {
+		It("lets the lowest reader of a private project read the list and hides it from non-members", Label("rule:award_emoji.list.4"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
 			id := react(ctx, api, w.A, "thumbsup")
-			r := w.Guest.Get(ctx, w.A.reactions())
+			r := w.Reader.Get(ctx, w.A.reactions())
 			Expect(r).To(HaveStatus(http.StatusOK))
 			Expect(r.IDs()).To(ConsistOf(id))
 			Expect(w.Outsider.Get(ctx, w.A.reactions())).To(HaveStatus(http.StatusNotFound))
@@ -207,14 +219,14 @@ func describeAwardEmoji(f awardForm) {
 	Describe("GET "+single, labels("get"), func() {
 		It("answers one reaction with every field of the resource", Label("rule:award_emoji.get.1", "rule:award_emoji.fields.1"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			id := react(ctx, w.Guest.Client, w.A, "thumbsup")
+			id := react(ctx, w.Reader.Client, w.A, "thumbsup")
 			r := api.Get(ctx, w.A.reaction(id))
 			Expect(r).To(HaveStatus(http.StatusOK))
 			Expect(r).To(MatchSchema("award_emoji", false))
 			Expect(r.Get("id").Int()).To(BeEquivalentTo(id))
 			Expect(r.Get("name").String()).To(Equal("thumbsup"))
-			Expect(r.Get("user.id").Int()).To(BeEquivalentTo(w.Guest.ID))
-			Expect(r.Get("user.username").String()).To(Equal(w.Guest.Username))
+			Expect(r.Get("user.id").Int()).To(BeEquivalentTo(w.Reader.ID))
+			Expect(r.Get("user.username").String()).To(Equal(w.Reader.Username))
 			Expect(r.Get("awardable_id").Int()).To(BeEquivalentTo(w.A.id))
 			Expect(r.Get("awardable_type").String()).To(Equal(f.typ))
 			Expect(r.Get("created_at").String()).NotTo(BeEmpty())
@@ -230,7 +242,7 @@ func describeAwardEmoji(f awardForm) {
 			Expect(api.Get(ctx, w.A.reaction(999999999))).To(HaveStatus(http.StatusNotFound))
 		})
 
-		It("answers anonymous callers on public awardables, hides private projects from non-members and answers a Guest", Label("rule:award_emoji.get.3"), func(ctx SpecContext) {
+		It("answers anonymous callers on public awardables, hides private projects from non-members and answers the lowest reader", Label("rule:award_emoji.get.3"), func(ctx SpecContext) {
 			pub := newAwardWorld(ctx, f, "public")
 			pubID := react(ctx, api, pub.A, "thumbsup")
 			anon := api.Anonymous().Get(ctx, pub.A.reaction(pubID))
@@ -240,18 +252,18 @@ func describeAwardEmoji(f awardForm) {
 			w := newAwardWorld(ctx, f, "private")
 			id := react(ctx, api, w.A, "thumbsup")
 			Expect(w.Outsider.Get(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusNotFound))
-			Expect(w.Guest.Get(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusOK))
+			Expect(w.Reader.Get(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusOK))
 		})
 	})
 
 	Describe("POST "+collection, labels("create"), func() {
 		It("creates the reaction as the caller and lists it", Label("rule:award_emoji.create.1"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			r := w.Guest.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "tada"}))
+			r := w.Reader.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "tada"}))
 			Expect(r).To(HaveStatus(http.StatusCreated))
 			Expect(r).To(MatchSchema("award_emoji", false))
 			Expect(r.Get("name").String()).To(Equal("tada"))
-			Expect(r.Get("user.id").Int()).To(BeEquivalentTo(w.Guest.ID))
+			Expect(r.Get("user.id").Int()).To(BeEquivalentTo(w.Reader.ID))
 			Expect(r.Get("awardable_id").Int()).To(BeEquivalentTo(w.A.id))
 			Expect(r.Get("awardable_type").String()).To(Equal(f.typ))
 			Expect(reactionIDs(ctx, w.A)).To(ConsistOf(int(r.Get("id").Int())))
@@ -274,12 +286,12 @@ func describeAwardEmoji(f awardForm) {
 
 		It("refuses the same reaction twice by one user but not by another or with another name", Label("rule:award_emoji.create.4"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			first := react(ctx, w.Guest.Client, w.A, "thumbsup")
-			again := w.Guest.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "thumbsup"}))
+			first := react(ctx, w.Reader.Client, w.A, "thumbsup")
+			again := w.Reader.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "thumbsup"}))
 			Expect(again).To(HaveStatus(http.StatusNotFound))
 			Expect(again.Get("message").String()).To(ContainSubstring("has already been taken"))
 			byOther := react(ctx, w.Owner.Client, w.A, "thumbsup")
-			another := react(ctx, w.Guest.Client, w.A, "thumbsdown")
+			another := react(ctx, w.Reader.Client, w.A, "thumbsdown")
 			Expect(reactionIDs(ctx, w.A)).To(ConsistOf(first, byOther, another))
 		})
 
@@ -294,7 +306,7 @@ func describeAwardEmoji(f awardForm) {
 				To(HaveStatus(http.StatusNotFound))
 			Expect(api.Anonymous().Post(ctx, w.A.reactions(), Body(map[string]any{"name": "smile"}))).
 				To(HaveStatus(http.StatusUnauthorized))
-			Expect(w.Guest.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "smile"}))).
+			Expect(w.Reader.Post(ctx, w.A.reactions(), Body(map[string]any{"name": "smile"}))).
 				To(HaveStatus(http.StatusCreated))
 			Expect(reactionIDs(ctx, w.A)).To(HaveLen(1))
 		})
@@ -303,30 +315,30 @@ func describeAwardEmoji(f awardForm) {
 	Describe("DELETE "+single, labels("delete"), func() {
 		It("lets the reaction's author delete it", Label("rule:award_emoji.delete.1"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			id := react(ctx, w.Guest.Client, w.A, "thumbsup")
+			id := react(ctx, w.Reader.Client, w.A, "thumbsup")
 			keep := react(ctx, api, w.A, "thumbsup")
-			Expect(w.Guest.Delete(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusNoContent))
+			Expect(w.Reader.Delete(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusNoContent))
 			Expect(reactionIDs(ctx, w.A)).To(ConsistOf(keep))
 			Expect(api.Get(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusNotFound))
 		})
 
 		It("lets an administrator delete any user's reaction", Label("rule:award_emoji.delete.2"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			id := react(ctx, w.Guest.Client, w.A, "thumbsup")
+			id := react(ctx, w.Reader.Client, w.A, "thumbsup")
 			Expect(api.Delete(ctx, w.A.reaction(id))).To(HaveStatus(http.StatusNoContent))
 			Expect(reactionIDs(ctx, w.A)).To(BeEmpty())
 		})
 
 		It("refuses everyone else, the project's Owner included", Label("rule:award_emoji.delete.3"), func(ctx SpecContext) {
 			pub := newAwardWorld(ctx, f, "public")
-			id := react(ctx, pub.Guest.Client, pub.A, "thumbsup")
+			id := react(ctx, pub.Reader.Client, pub.A, "thumbsup")
 			Expect(pub.Owner.Delete(ctx, pub.A.reaction(id))).To(HaveStatus(http.StatusForbidden))
 			Expect(pub.Outsider.Delete(ctx, pub.A.reaction(id))).To(HaveStatus(http.StatusForbidden))
 			Expect(api.Anonymous().Delete(ctx, pub.A.reaction(id))).To(HaveStatus(http.StatusUnauthorized))
 			Expect(reactionIDs(ctx, pub.A)).To(ConsistOf(id))
 			w := newAwardWorld(ctx, f, "private")
 			byOwner := react(ctx, w.Owner.Client, w.A, "thumbsup")
-			Expect(w.Guest.Delete(ctx, w.A.reaction(byOwner))).To(HaveStatus(http.StatusForbidden))
+			Expect(w.Reader.Delete(ctx, w.A.reaction(byOwner))).To(HaveStatus(http.StatusForbidden))
 			Expect(reactionIDs(ctx, w.A)).To(ConsistOf(byOwner))
 		})
 

@@ -1,27 +1,31 @@
 package suites
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"sort"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"time"
-	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
-	"github.com/onsi/ginkgo/v2/formatter"
 	gtypes "github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/proxy"
 	"v4cert/reports"
+	"v4cert/suites/workerhost"
 )
 
 // CertifyConfig says which implementation to certify and how.
@@ -29,341 +33,581 @@ type CertifyConfig struct {
 	Target      string        // base URL of the implementation, with or without /api/v4
 	Token       string        // personal access token of an administrator
 	LabelFilter string        // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
+	Focus       []string      // rule ID patterns (* and ?): only specs of matching rules
+	Skip        []string      // rule ID patterns: no spec of a matching rule
+	Shard       reports.Shard // the part of the specs to run; zero for all
+	Procs       int           // worker processes; 0 chooses for the target (DefaultProcs)
 	Seed        int64         // seed of the spec order, recorded in the report
 	Timeout     time.Duration // for the whole run; 0 means 30 minutes
+	FailFast    bool          // stop at the first rule that fails or errors
 	ViaProxy    bool          // route the suites' traffic through the validating proxy
 	RerunOf     string        // the report.json whose failed rules this run repeats
 	Version     string        // v4cert's version, recorded in the report
 	Progress    io.Writer     // a line per finished spec; nil for none
-	Verbose     bool          // also Ginkgo's own reporter, to Progress
+	Verbose     bool          // progress lines carry whole failure messages
+	// Executable is the v4cert binary the workers run; "" is this one.
+	Executable string
+	// Stop interrupts the run: workers stop after their current spec's
+	// cleanups and the report says INCOMPLETE (NOT RUN before the specs
+	// started). A second value kills the workers at once.
+	Stop <-chan os.Signal
 }
 
 // DefaultSeed orders the specs when no seed is given, so that two runs of
 // the same binary against the same target send the same requests.
 const DefaultSeed = 1
 
-var certified atomic.Bool
-
-// certifyRun is the state of the one Certify call of this process, read by
-// the report nodes below (they are part of the tree, and no-ops under go test).
-type certifyRun struct {
-	mu       sync.Mutex
-	progress io.Writer
-	total    int
-	done     int
-	report   *Report
-
-	proxy      *proxy.Proxy
-	proxyURL   *url.URL
-	proxySet   sync.Once
-	violations []reports.Violation
+// DefaultProcs is the number of worker processes for a target when none is
+// asked for. On loopback the run is bound by this machine's CPU, which the
+// target shares: one worker per core (on 2 busy cores, 4 workers took 0.81
+// to 1.06 of 1 worker's time, for a third more CPU). Anything else is bound
+// by the round trip, not the CPU (at 50 ms a worker spends nearly all its
+// time waiting): more workers overlap the waits (8 took 0.15 of 1 worker's
+// time), up to what a target under test should be asked to take at once.
+func DefaultProcs(target string) int {
+	if isLoopback(target) {
+		return min(max(runtime.NumCPU(), 2), 8)
+	}
+	return min(max(4*runtime.NumCPU(), 8), 16)
 }
 
-var running atomic.Pointer[certifyRun]
+func isLoopback(target string) bool {
+	u, err := url.Parse(target)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
-// Certify runs the suites compiled into this binary against cfg.Target and
-// judges every rule of the rulebook. It drives Ginkgo's RunSpecs, which runs
-// once per process, so Certify does too. The error is for a run that could
-// not start; a run that found failures returns a report saying so.
-func Certify(cfg CertifyConfig) (reports.Report, error) {
-	if err := checkConfig(&cfg); err != nil {
-		return reports.Report{}, err
+// Filter is the Ginkgo label filter the configuration selects specs with:
+// the label filter given, and --focus/--skip as regular expressions over the
+// rule: labels.
+func (cfg CertifyConfig) Filter() (string, error) {
+	var parts []string
+	if f := strings.TrimSpace(cfg.LabelFilter); f != "" {
+		if _, err := gtypes.ParseLabelFilter(f); err != nil {
+			return "", fmt.Errorf("--label-filter %q: %v", f, err)
+		}
+		parts = append(parts, "("+f+")")
 	}
-	if !certified.CompareAndSwap(false, true) {
-		return reports.Report{}, errors.New("certify runs once per process (Ginkgo's RunSpecs can run only once)")
+	focus, err := rulePatterns("--focus", cfg.Focus)
+	if err != nil {
+		return "", err
 	}
-	run := &certifyRun{progress: cfg.Progress}
-	if cfg.ViaProxy {
-		if err := run.startProxy(cfg.Target); err != nil {
-			return reports.Report{}, err
+	if focus != "" {
+		parts = append(parts, "("+focus+")")
+	}
+	skip, err := rulePatterns("--skip", cfg.Skip)
+	if err != nil {
+		return "", err
+	}
+	if skip != "" {
+		parts = append(parts, "!("+skip+")")
+	}
+	f := strings.Join(parts, " && ")
+	if len(parts) == 1 && strings.HasPrefix(f, "(") {
+		f = f[1 : len(f)-1]
+	}
+	// Ginkgo exits the process on a filter it cannot parse: never hand it one.
+	if _, err := gtypes.ParseLabelFilter(f); err != nil {
+		return "", fmt.Errorf("label filter %q: %v", f, err)
+	}
+	return f, nil
+}
+
+// rulePattern is what a rule ID pattern may hold: rule IDs are lowercase
+// letters, digits, dots, hyphens and underscores; * and ? are wildcards.
+var rulePattern = regexp.MustCompile(`^[a-z0-9._*?-]+$`)
+
+// rulePatterns turns rule ID patterns into label-filter terms: "users.*"
+// becomes /^rule:users\..*$/, which Ginkgo matches against every label.
+func rulePatterns(flag string, pats []string) (string, error) {
+	var terms []string
+	for _, p := range pats {
+		for _, p := range strings.Split(p, ",") {
+			p = strings.ToLower(strings.TrimSpace(p))
+			if p == "" {
+				continue
+			}
+			if !rulePattern.MatchString(p) {
+				return "", fmt.Errorf("%s %q: a rule ID pattern holds letters, digits, '.', '-', '_' and the wildcards * and ?", flag, p)
+			}
+			re := regexp.QuoteMeta(p)
+			re = strings.NewReplacer(`\*`, `.*`, `\?`, `.`).Replace(re)
+			terms = append(terms, "/^rule:"+re+"$/")
 		}
 	}
-	// The suites read their target from the environment (see TargetFromEnv);
-	// traceability is reported rule by rule (not covered) instead of failing the run.
-	os.Setenv("V4CERT_TARGET", cfg.Target)
-	os.Setenv("V4CERT_TOKEN", cfg.Token)
-	os.Setenv("V4CERT_NO_TRACE", "1")
+	return strings.Join(terms, " || "), nil
+}
 
-	suiteConfig, reporterConfig := GinkgoConfiguration()
-	suiteConfig.RandomSeed = cfg.Seed
-	suiteConfig.RandomizeAllSpecs = true
-	suiteConfig.LabelFilter = cfg.LabelFilter
-	suiteConfig.Timeout = cfg.Timeout
-	suiteConfig.ParallelProcess, suiteConfig.ParallelTotal = 1, 1
-	reporterConfig.NoColor = true
-	reporterConfig.Succinct = true
-	reporterConfig.SilenceSkips = true
-	// Ginkgo's reporter writes to stdout; certify's own progress replaces it
-	// unless asked for, and stdout stays free for the caller.
-	formatter.ColorableStdOut = io.Discard
-	if cfg.Verbose && cfg.Progress != nil {
-		formatter.ColorableStdOut = cfg.Progress
-		reporterConfig.Succinct = false
+// Plan is what a run would run: every spec of the suites' tree, and which of
+// them the filter and the shard select.
+type Plan struct {
+	Filter string
+	Shard  reports.Shard
+	Specs  []reports.PlannedSpec
+}
+
+// Selected returns the specs the run runs, in tree order.
+func (p Plan) Selected() []gtypes.SpecReport {
+	var out []gtypes.SpecReport
+	for _, s := range p.Specs {
+		if s.Excluded == "" {
+			out = append(out, s.Spec)
+		}
 	}
-	RegisterFailHandler(Fail)
+	return out
+}
 
-	// No PreviewSpecs first: cloning the suite for a preview drops the
-	// top-level AfterEach and ReportAfterEach nodes from the real run (Ginkgo
-	// 2.34). The total for the progress lines comes from ReportBeforeSuite.
-	running.Store(run)
-	defer running.Store(nil)
-	endpointsSeen.reset()
+// Rules returns the IDs of the rules the selected specs check, in rulebook order.
+func (p Plan) Rules() []string {
+	sel := map[string]bool{}
+	for _, s := range p.Selected() {
+		for _, l := range s.Labels() {
+			if id, ok := strings.CutPrefix(l, "rule:"); ok {
+				sel[id] = true
+			}
+		}
+	}
+	var out []string
+	for _, r := range book.Rules {
+		if sel[r.ID] {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
+// planMu serialises previews: Ginkgo's tree is global to the process.
+var planMu sync.Mutex
+
+// PlanRun previews the suites' tree (Ginkgo's dry run: no spec runs, nothing
+// is sent) and applies the filter and the shard.
+func PlanRun(cfg CertifyConfig) (Plan, error) {
+	filter, err := cfg.Filter()
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Filter: filter, Shard: cfg.Shard}
+	sc, rc := GinkgoConfiguration()
+	sc.LabelFilter = filter
+	sc.RandomSeed = cfg.Seed
+	sc.ParallelProcess, sc.ParallelTotal = 1, 1
+	rc.NoColor = true
+	planMu.Lock()
+	tree := PreviewSpecs("v4cert certify", sc, rc)
+	planMu.Unlock()
+	for _, s := range tree.SpecReports {
+		if s.LeafNodeType != gtypes.NodeTypeIt {
+			continue
+		}
+		ps := reports.PlannedSpec{Spec: s}
+		switch {
+		case s.State == gtypes.SpecStateSkipped:
+			ps.Excluded = reports.ExcludedByFilter
+		case !cfg.Shard.Runs(s.FullText()):
+			ps.Excluded = reports.ExcludedByShard
+		}
+		p.Specs = append(p.Specs, ps)
+	}
+	return p, nil
+}
+
+// Certify runs the suites compiled into this binary against cfg.Target in
+// worker processes of this binary and judges every rule of the rulebook. It
+// always returns a report: NOT RUN when the run could not start (the cause
+// says why), INCOMPLETE when it was stopped, else a verdict on the target.
+func Certify(cfg CertifyConfig) reports.Report {
 	started := time.Now()
-	RunSpecs(certifyT{}, "v4cert certify", suiteConfig, reporterConfig)
-	duration := time.Since(started)
-
-	var gr Report
-	if run.report != nil {
-		gr = *run.report
-	}
-	var proxied *reports.ProxyRun
-	if run.proxy != nil {
-		proxied = run.stopProxy()
-	}
-	if gr.PreRunStats.SpecsThatWillRun == 0 && cfg.LabelFilter != "" {
-		return reports.Report{}, fmt.Errorf("the label filter %q selects no spec", cfg.LabelFilter)
-	}
-	in := reports.Run{
-		Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter, ViaProxy: cfg.ViaProxy,
-		RerunOf: cfg.RerunOf, Started: started, Duration: duration, Secrets: []string{cfg.Token},
-		Coverage: endpointsSeen.snapshot(),
-	}
-	in.Proxy = proxied
-	return reports.Build(book, gr, in), nil
-}
-
-func checkConfig(cfg *CertifyConfig) error {
-	u, err := url.Parse(cfg.Target)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target %q: want an http(s) base URL such as https://platform.example.com", cfg.Target)
-	}
-	if cfg.Token == "" {
-		return errors.New("an administrator's personal access token is needed (--token or V4CERT_TOKEN)")
-	}
-	if cfg.LabelFilter != "" {
-		if _, err := gtypes.ParseLabelFilter(cfg.LabelFilter); err != nil {
-			return fmt.Errorf("label filter %q: %v", cfg.LabelFilter, err)
-		}
-	}
+	cfg.Target = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(cfg.Target), "/"), "/api/v4")
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Minute
 	}
-	return nil
+	run := reports.Run{Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter,
+		ViaProxy: cfg.ViaProxy, RerunOf: cfg.RerunOf, Started: started, Secrets: []string{cfg.Token}}
+	if cfg.Shard.Total > 1 {
+		sh := cfg.Shard
+		run.Shard = &sh
+	}
+	notRun := func(cause string) reports.Report {
+		run.NotRun, run.Duration = cause, time.Since(started)
+		return reports.Build(book, gtypes.Report{}, run)
+	}
+
+	plan, err := PlanRun(cfg)
+	if err != nil {
+		return notRun(err.Error())
+	}
+	run.LabelFilter, run.Plan = plan.Filter, plan.Specs
+	if len(plan.Selected()) == 0 {
+		cause := fmt.Sprintf("no spec is selected by the label filter %q", reports.ReadableFilter(plan.Filter))
+		if plan.Filter == "" {
+			cause = "the suites have no spec"
+		}
+		if cfg.Shard.Total > 1 {
+			cause += " in shard " + cfg.Shard.String()
+		}
+		return notRun(cause)
+	}
+	// A signal during the preflight (which may wait 30 s for a silent
+	// target) ends the run there.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-cfg.Stop:
+			stopped <- sig
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cause := preflight(ctx, cfg)
+	cancel()
+	select {
+	case sig := <-stopped:
+		return notRun(fmt.Sprintf("interrupted by %s before the specs started", signalName(sig)))
+	default:
+	}
+	if cause != "" {
+		return notRun(cause)
+	}
+	procs := cfg.Procs
+	if procs <= 0 {
+		procs = DefaultProcs(cfg.Target)
+	}
+	procs = min(procs, len(plan.Selected()))
+
+	c := newCollector(cfg, plan)
+	res := c.runWorkers(cfg, procs)
+	run.Duration = time.Since(started)
+	run.Incomplete, run.Stopped, run.HarnessErrors = res.incomplete, res.stopped, res.harnessErrors
+	return reports.Build(book, c.report(), run)
 }
 
-// certifyT stands in for *testing.T: Ginkgo only tells it the suite failed,
-// which the report already says rule by rule.
-type certifyT struct{}
-
-func (certifyT) Fail() {}
-
-// One line per finished spec on the progress writer, so a long run against
-// a remote target shows it is alive and where it fails.
-var _ = ReportAfterEach(func(r SpecReport) {
-	run := running.Load()
-	if run == nil || (r.State == gtypes.SpecStateSkipped && r.Failure.Message == "") {
-		return // filtered out or never run: not progress
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
 	}
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	run.attributeViolations(r.FullText())
-	if run.progress == nil {
+	return sig.String()
+}
+
+// preflight checks, before any spec runs, that the target answers as the
+// API and the token is an administrator's: anything else is a run that
+// cannot start, not a verdict on the target. It returns the cause, or "".
+func preflight(ctx context.Context, cfg CertifyConfig) string {
+	u, err := url.Parse(cfg.Target)
+	if cfg.Target == "" {
+		return "no target: give --target URL or set V4CERT_TARGET"
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Sprintf("--target/V4CERT_TARGET %q is not an http(s) base URL such as https://platform.example.com", cfg.Target)
+	}
+	if cfg.Token == "" {
+		return "no token: give --token or set V4CERT_TOKEN to an administrator's personal access token"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	me := cfg.Target + "/api/v4/user"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, me, nil)
+	if err != nil {
+		return fmt.Sprintf("--target/V4CERT_TARGET %q: %v", cfg.Target, err)
+	}
+	req.Header.Set("PRIVATE-TOKEN", cfg.Token)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+	res, err := client.Do(req)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return fmt.Sprintf("cannot reach the target %s (--target/V4CERT_TARGET): %v", cfg.Target, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	var user struct {
+		Username string `json:"username"`
+		IsAdmin  *bool  `json:"is_admin"`
+	}
+	jsonErr := json.Unmarshal(body, &user)
+	switch {
+	case res.StatusCode == http.StatusUnauthorized:
+		return fmt.Sprintf("the target refused the token (GET %s answered 401): --token/V4CERT_TOKEN must be a valid personal access token of an administrator", me)
+	case res.StatusCode == http.StatusForbidden:
+		return fmt.Sprintf("the target refused the token (GET %s answered 403): it needs the api scope and an administrator", me)
+	case res.StatusCode != http.StatusOK:
+		return fmt.Sprintf("GET %s answered %d, not the current user: is --target/V4CERT_TARGET the base URL of an implementation of the API?", me, res.StatusCode)
+	case jsonErr != nil || user.Username == "":
+		return fmt.Sprintf("GET %s did not answer a user as JSON: is --target/V4CERT_TARGET the base URL of an implementation of the API?", me)
+	case user.IsAdmin == nil || !*user.IsAdmin:
+		return fmt.Sprintf("the token belongs to %s, who is not an administrator: certify creates users, groups and projects and needs an administrator's token (--token/V4CERT_TOKEN)", user.Username)
+	}
+	return ""
+}
+
+// collector receives the workers' reports through the parallel host.
+type collector struct {
+	progress io.Writer
+	verbose  bool
+	secrets  *reports.Redactor
+	selected map[string]bool // spec keys the run selected
+	total    int             // selected specs that will run (not pending)
+
+	mu     sync.Mutex
+	begin  *gtypes.Report
+	specs  []gtypes.SpecReport
+	ended  map[int]gtypes.Report
+	done   int
+	failed bool   // a selected spec failed or errored
+	filter string // the label filter the workers select with
+}
+
+func newCollector(cfg CertifyConfig, plan Plan) *collector {
+	c := &collector{progress: cfg.Progress, verbose: cfg.Verbose, secrets: reports.NewRedactor(cfg.Token),
+		selected: map[string]bool{}, ended: map[int]gtypes.Report{}, filter: plan.Filter}
+	for _, s := range plan.Selected() {
+		c.selected[reports.SpecKey(s)] = true
+		if s.State != gtypes.SpecStatePending {
+			c.total++
+		}
+	}
+	return c
+}
+
+func (c *collector) SuiteWillBegin(proc int, r gtypes.Report) {
+	if c.begin == nil {
+		c.begin = &r
+	}
+}
+
+func (c *collector) SuiteDidEnd(proc int, r gtypes.Report) {
+	c.ended[proc] = r
+}
+
+// DidRun prints a line per finished spec, so a long run against a remote
+// target shows it is alive and where it fails.
+func (c *collector) DidRun(r gtypes.SpecReport) {
+	c.specs = append(c.specs, r)
+	if r.LeafNodeType != gtypes.NodeTypeIt {
+		if r.State.Is(gtypes.SpecStateFailureStates) && c.progress != nil {
+			fmt.Fprintf(c.progress, "suite error (%s, process %d): %s\n", r.LeafNodeType, r.ParallelProcess,
+				c.secrets.Text(firstLine(r.Failure.Message)))
+		}
 		return
 	}
-	run.done++
+	if !c.selected[reports.SpecKey(r)] || r.State == gtypes.SpecStatePending ||
+		r.State == gtypes.SpecStateSkipped && r.Failure.Message == "" {
+		return // another shard's, filtered out, or never started: not progress
+	}
+	c.done++
 	status, kind := reports.SpecStatus(r)
+	if status == reports.StatusFail || status == reports.StatusError {
+		c.failed = true
+	}
+	if c.progress == nil {
+		return
+	}
 	var rules []string
 	for _, l := range r.Labels() {
 		if id, ok := strings.CutPrefix(l, "rule:"); ok {
 			rules = append(rules, id)
 		}
 	}
-	width := len(fmt.Sprint(run.total))
-	fmt.Fprintf(run.progress, "[%*d/%d] %-7s %s  %s (%s)\n", width, run.done, run.total, status.Label(),
+	width := len(fmt.Sprint(c.total))
+	fmt.Fprintf(c.progress, "[%*d/%d] %-7s %s  %s (%s)\n", width, c.done, c.total, status.Label(),
 		strings.Join(rules, ","), r.FullText(), r.RunTime.Round(time.Millisecond))
-	if status != reports.StatusPass {
-		msg := strings.TrimSpace(r.Failure.Message)
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg != "" {
-			if kind != "" {
-				msg = kind + ": " + msg
-			}
-			fmt.Fprintf(run.progress, "%*s↳ %s\n", 2*width+4, "", reports.NewRedactor(target.Token).Text(msg))
-		}
-	}
-})
-
-// The previous spec's DeferCleanup traffic comes after its AfterEach drained
-// the log; it is no part of this spec's story.
-var _ = BeforeEach(func() {
-	exchanges.drain()
-	if run := running.Load(); run != nil && run.proxyURL != nil {
-		// Forward mode: the suites keep the target's own base URL (so its
-		// Host header and the links it builds stay right) and every client
-		// shares api's transport. Set before the first spec sends anything.
-		run.proxySet.Do(func() { api.HTTP.Transport.(*http.Transport).Proxy = http.ProxyURL(run.proxyURL) })
-	}
-})
-
-var _ = ReportBeforeSuite(func(r Report) {
-	if run := running.Load(); run != nil {
-		run.total = r.PreRunStats.SpecsThatWillRun
-	}
-})
-
-var _ = ReportAfterSuite("certify", func(r Report) {
-	if run := running.Load(); run != nil && !r.SuiteConfig.DryRun {
-		run.report = &r
-	}
-})
-
-// maxExchangeBody bounds each body kept for a report.
-const maxExchangeBody = 4000
-
-// Exchange is the request and answer as a report shows them (redaction is
-// the report's job: it knows every secret of the run).
-func (r *Response) Exchange() reports.Exchange {
-	x := reports.Exchange{Method: r.Method, URL: r.URL, Status: r.Status,
-		RequestBody: clip(r.ReqBody), ResponseBody: clip(string(r.Body)),
-		RequestHeaders: flatten(r.ReqHeader), ResponseHeaders: flatten(r.Header)}
-	return x
-}
-
-func flatten(h http.Header) map[string]string {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(h))
-	for k, v := range h {
-		out[k] = strings.Join(v, ", ")
-	}
-	return out
-}
-
-func clip(s string) string {
-	if len(s) <= maxExchangeBody {
-		return s
-	}
-	cut := maxExchangeBody
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
-}
-
-// coverageLog counts, per rulebook endpoint, the statuses the run's answers
-// had: the report's endpoint coverage. Requests under /api/v4 that match no
-// endpoint count under "".
-type coverageLog struct {
-	mu sync.Mutex
-	m  map[string]map[int]int
-}
-
-var endpointsSeen = &coverageLog{m: map[string]map[int]int{}}
-
-func (c *coverageLog) add(r *Response) {
-	id := ""
-	if r.Endpoint != nil {
-		id = r.Endpoint.ID
-	} else if !strings.Contains(r.URL, "/api/v4/") {
-		return // outside the API on purpose (the "!" paths of Client.Do)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m[id] == nil {
-		c.m[id] = map[int]int{}
-	}
-	c.m[id][r.Status]++
-}
-
-func (c *coverageLog) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m = map[string]map[int]int{}
-}
-
-func (c *coverageLog) snapshot() map[string]map[int]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]map[int]int, len(c.m))
-	ids := make([]string, 0, len(c.m))
-	for id := range c.m {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		out[id] = map[int]int{}
-		for s, n := range c.m[id] {
-			out[id][s] = n
-		}
-	}
-	return out
-}
-
-// startProxy puts the validating proxy (package proxy) between the suites
-// and the target, in forward mode: requests travel exactly as they would
-// without it. HTTPS would be tunnelled unchecked in forward mode, and in
-// reverse mode the target's absolute links would point past the proxy, so
-// only http targets are proxied.
-func (run *certifyRun) startProxy(target string) error {
-	if !strings.HasPrefix(target, "http://") {
-		return errors.New("--via-proxy needs an http:// target: HTTPS would pass the forward proxy as an unchecked tunnel")
-	}
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeValidate, Upstream: target})
-	if err != nil {
-		return fmt.Errorf("--via-proxy: %w", err)
-	}
-	base, err := p.Start("127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("--via-proxy: %w", err)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		p.Close()
-		return fmt.Errorf("--via-proxy: %w", err)
-	}
-	run.proxy, run.proxyURL = p, u
-	return nil
-}
-
-// attributeViolations takes what the proxy found in the traffic since the
-// last call and names the spec that sent it (specs run one at a time).
-func (run *certifyRun) attributeViolations(spec string) {
-	if run.proxy == nil {
+	if status == reports.StatusPass {
 		return
 	}
-	for _, v := range run.proxy.Drain() {
-		run.violations = append(run.violations, reportViolation(v, spec))
+	msg := strings.TrimSpace(r.Failure.Message)
+	if !c.verbose {
+		msg = firstLine(msg)
+	}
+	if msg != "" {
+		if kind != "" {
+			msg = kind + ": " + msg
+		}
+		pad := strings.Repeat(" ", 2*width+4)
+		fmt.Fprintf(c.progress, "%s↳ %s\n", pad, strings.ReplaceAll(c.secrets.Text(msg), "\n", "\n"+pad+"  "))
 	}
 }
 
-func (run *certifyRun) stopProxy() *reports.ProxyRun {
-	run.attributeViolations("")
-	sum, _, err := run.proxy.Close()
-	if err != nil && run.progress != nil {
-		fmt.Fprintln(run.progress, "proxy:", err)
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
 	}
-	out := &reports.ProxyRun{Violations: run.violations, Summary: &reports.ProxySummary{
-		Exchanges: sum.Exchanges, Errors: sum.Errors, Warnings: sum.Warnings, Unknown: sum.Unknown,
-		Endpoints: sum.Endpoints, CoveredEPs: sum.CoveredEPs, Coverage: map[string]map[string]int{},
-	}}
-	for id, statuses := range sum.Coverage {
-		out.Summary.Coverage[id] = map[string]int{}
-		for st, n := range statuses {
-			out.Summary.Coverage[id][fmt.Sprint(st)] = n
+	return s
+}
+
+// report is the run as one Ginkgo report: every spec any process reported,
+// whatever happened to the processes afterwards.
+func (c *collector) report() gtypes.Report {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var r gtypes.Report
+	if c.begin != nil {
+		r = *c.begin
+	}
+	r.SpecReports = c.specs
+	for _, proc := range slices.Sorted(maps.Keys(c.ended)) {
+		for _, reason := range c.ended[proc].SpecialSuiteFailureReasons {
+			if !slices.Contains(r.SpecialSuiteFailureReasons, reason) {
+				r.SpecialSuiteFailureReasons = append(r.SpecialSuiteFailureReasons, reason)
+			}
 		}
 	}
-	if out.Violations == nil {
-		out.Violations = []reports.Violation{}
-	}
-	return out
+	return r
 }
 
-func reportViolation(v proxy.Violation, spec string) reports.Violation {
-	return reports.Violation{Index: v.Index, Severity: string(v.Severity), Endpoint: v.Endpoint, Rule: v.Rule,
-		Schema: v.Schema, Pointer: v.Pointer, Expected: v.Expected, Seen: v.Seen, Method: v.Method, URL: v.URL,
-		Status: v.Status, Spec: spec}
+// runResult is how the workers' run ended.
+type runResult struct {
+	incomplete    string
+	stopped       string
+	harnessErrors []reports.Failure
+}
+
+// stopGrace is how long workers get, once asked to stop, to finish the
+// cleanups of the specs they are running (so the target is left tidy).
+const stopGrace = 60 * time.Second
+
+// runWorkers runs procs worker processes of this binary and waits for them.
+func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
+	var res runResult
+	fail := func(msg string) runResult {
+		res.harnessErrors = append(res.harnessErrors, reports.Failure{Spec: "certify", Status: reports.StatusError,
+			Kind: reports.KindSuite, Message: msg})
+		return res
+	}
+	exe := cfg.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fail("finding this binary to run its workers: " + err.Error())
+		}
+	}
+	host, err := workerhost.Start(procs, lockedEvents{c})
+	if err != nil {
+		return fail("starting the workers' host: " + err.Error())
+	}
+	defer host.Close()
+
+	type exit struct {
+		proc int
+		err  error
+	}
+	exits := make(chan exit, procs)
+	var cmds []*exec.Cmd
+	for p := 1; p <= procs; p++ {
+		wc := workerConfig{Proc: p, Total: host.Total(), Host: host.Address(), Target: cfg.Target, Token: cfg.Token,
+			LabelFilter: c.filter, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
+			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard}
+		raw, _ := json.Marshal(wc)
+		cmd := exec.Command(exe, WorkerCommand)
+		cmd.Env = append(os.Environ(), workerEnv+"="+string(raw))
+		// A worker says nothing unless something is badly wrong (a panic
+		// outside any spec): then the person running certify should see it.
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		detach(cmd)
+		if err := cmd.Start(); err != nil {
+			for _, started := range cmds {
+				started.Process.Kill()
+			}
+			return fail(fmt.Sprintf("starting worker %d (%s): %v", p, exe, err))
+		}
+		cmds = append(cmds, cmd)
+		go func(p int, cmd *exec.Cmd) {
+			err := cmd.Wait()
+			host.Exited(p)
+			exits <- exit{p, err}
+		}(p, cmd)
+	}
+
+	signalAll := func(sig os.Signal) {
+		for _, cmd := range cmds {
+			cmd.Process.Signal(sig)
+		}
+	}
+	deadline := time.NewTimer(cfg.Timeout + stopGrace)
+	defer deadline.Stop()
+	var grace <-chan time.Time
+	stopping := false
+	running := procs
+	for running > 0 {
+		select {
+		case e := <-exits:
+			running--
+			c.mu.Lock()
+			_, ended := c.ended[e.proc]
+			c.mu.Unlock()
+			if !ended && !stopping {
+				why := "exited"
+				if e.err != nil {
+					why = e.err.Error()
+				}
+				res.harnessErrors = append(res.harnessErrors, reports.Failure{Spec: fmt.Sprintf("worker %d", e.proc),
+					Status: reports.StatusError, Kind: reports.KindSuite,
+					Message: fmt.Sprintf("worker process %d ended (%s) before it finished its specs", e.proc, why)})
+			}
+		case sig := <-cfg.Stop:
+			if stopping {
+				signalAll(os.Kill) // asked twice: no more waiting for cleanups
+				continue
+			}
+			stopping = true
+			c.mu.Lock()
+			res.incomplete = fmt.Sprintf("interrupted by %s after %d of %d specs", signalName(sig), c.done, c.total)
+			c.mu.Unlock()
+			// One signal each, and no abort through the host as well: Ginkgo
+			// counts both, and at the second it skips the cleanups, which would
+			// leave the specs' fixtures on the target.
+			signalAll(syscall.SIGTERM)
+			grace = time.After(stopGrace)
+			if c.progress != nil {
+				fmt.Fprintf(c.progress, "v4cert certify: %s: stopping after the cleanups of the specs in flight (again to stop at once)\n", signalName(sig))
+			}
+		case <-grace:
+			signalAll(os.Kill)
+		case <-deadline.C:
+			stopping = true
+			res.incomplete = fmt.Sprintf("the run took longer than --timeout %s", cfg.Timeout)
+			signalAll(os.Kill)
+		}
+	}
+	r := c.report()
+	if res.incomplete == "" && slices.Contains(r.SpecialSuiteFailureReasons, "Suite Timeout Elapsed") {
+		res.incomplete = fmt.Sprintf("the run took longer than --timeout %s", cfg.Timeout)
+	}
+	if res.incomplete == "" && cfg.FailFast && c.failed {
+		res.stopped = "--fail-fast stopped the run at the first rule that failed or errored"
+	}
+	return res
+}
+
+// lockedEvents serialises the collector's state against report().
+type lockedEvents struct{ c *collector }
+
+func (l lockedEvents) SuiteWillBegin(proc int, r gtypes.Report) {
+	l.c.mu.Lock()
+	defer l.c.mu.Unlock()
+	l.c.SuiteWillBegin(proc, r)
+}
+
+func (l lockedEvents) DidRun(r gtypes.SpecReport) {
+	l.c.mu.Lock()
+	defer l.c.mu.Unlock()
+	l.c.DidRun(r)
+}
+
+func (l lockedEvents) SuiteDidEnd(proc int, r gtypes.Report) {
+	l.c.mu.Lock()
+	defer l.c.mu.Unlock()
+	l.c.SuiteDidEnd(proc, r)
 }

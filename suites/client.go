@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,7 @@ type Response struct {
 	ReqBody  string
 	// ReqHeader is what was sent, for the report of a failed spec (redacted there).
 	ReqHeader http.Header
+	named     bool // a failure message named this exchange (see exchangeLog.name)
 }
 
 // JSON returns the body as a gjson result for reading fields.
@@ -231,10 +233,10 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	}
 	start := time.Now()
 	res, err := hc.Do(hr)
-	Expect(err).NotTo(HaveOccurred(), "%s %s", method, full)
+	expectReached(err).NotTo(HaveOccurred(), "%s %s", method, full)
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
-	Expect(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
+	expectReached(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
 	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
 	resp.ReqHeader = hr.Header
 	if apiPath != "" {
@@ -255,10 +257,12 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 // PathID escapes a full path for use as `:id` (group/sub becomes group%2Fsub).
 func PathID(fullPath string) string { return url.PathEscape(fullPath) }
 
-// exchangeLog keeps the current spec's exchanges for the report of a failure.
+// exchangeLog keeps the current spec's exchanges for the report of a
+// failure: the last few, and any older one a failure message named.
 type exchangeLog struct {
-	mu   sync.Mutex
-	last []*Response
+	mu    sync.Mutex
+	last  []*Response
+	named []*Response // named by a failure message, in the order they were sent
 }
 
 var exchanges = &exchangeLog{}
@@ -272,11 +276,29 @@ func (l *exchangeLog) add(r *Response, _ time.Duration) {
 	}
 }
 
+// name marks r as the exchange a failing assertion is about.
+func (l *exchangeLog) name(r *Response) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !r.named {
+		r.named = true
+		l.named = append(l.named, r)
+	}
+}
+
+// drain returns the named exchanges no longer among the last few, then the
+// last few, and starts afresh.
 func (l *exchangeLog) drain() []*Response {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := l.last
-	l.last = nil
+	var out []*Response
+	for _, r := range l.named {
+		if !slices.Contains(l.last, r) {
+			out = append(out, r)
+		}
+	}
+	out = append(out, l.last...)
+	l.last, l.named = nil, nil
 	return out
 }
 

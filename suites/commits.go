@@ -43,6 +43,26 @@ func (p *RepoProject) history(ctx SpecContext, branch string, n int) []string {
 	return ids
 }
 
+// mergedHistory is a history with a merge: base then m1 on the default
+// branch, base then s1 and s2 on a side branch, created interleaved (s1, m1,
+// s2) and merged by a merge request into merge, whose parents are m1 and s2.
+type mergedHistory struct{ base, m1, s1, s2, merge string }
+
+func (p *RepoProject) mergedHistory(ctx SpecContext) mergedHistory {
+	GinkgoHelper()
+	var h mergedHistory
+	h.base = p.head(ctx, p.DefaultBranch)
+	p.Branch(ctx, "side", p.DefaultBranch)
+	h.s1 = p.Commit(ctx, p.Owner, "side", "s1", create("s1.txt", "1\n")).Get("id").String()
+	h.m1 = p.Commit(ctx, p.Owner, p.DefaultBranch, "m1", create("m1.txt", "1\n")).Get("id").String()
+	h.s2 = p.Commit(ctx, p.Owner, "side", "s2", create("s2.txt", "2\n")).Get("id").String()
+	mr := p.OpenMR(ctx, p.Owner, "side", "Merge side")
+	r := p.merge(ctx, p.Owner, mr.IID, nil)
+	Expect(r).To(HaveStatus(http.StatusOK), "merging the fixture history")
+	h.merge = r.Get("merge_commit_sha").String()
+	return h
+}
+
 func reversed(s []string) []string {
 	out := make([]string, len(s))
 	for i, v := range s {
@@ -131,12 +151,18 @@ var _ = Describe("GET /projects/:id/repository/commits", Label("area:commits", "
 
 	It("follows first parents with first_parent=true", Label("rule:commits.list.8"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		p.history(ctx, p.DefaultBranch, 3)
+		h := p.mergedHistory(ctx)
 		list := api.Get(ctx, p.Repo("/commits"), Q("first_parent", true)).JSON().Array()
-		Expect(len(list)).To(BeNumerically(">=", 4))
+		Expect(len(list)).To(Equal(3))
 		for i := 0; i+1 < len(list); i++ {
 			Expect(list[i+1].Get("id").String()).To(Equal(list[i].Get("parent_ids.0").String()), "each next commit is the first parent")
 		}
+		var ids []string
+		for _, c := range list {
+			ids = append(ids, c.Get("id").String())
+		}
+		Expect(ids).To(Equal([]string{h.merge, h.m1, h.base}), "the merged branch's commits are left out")
+		Expect(api.Get(ctx, p.Repo("/commits")).Strings("id")).To(ContainElements(h.s1, h.s2), "without first_parent they are listed")
 	})
 
 	It("parses trailers with trailers=true", Label("rule:commits.list.9"), func(ctx SpecContext) {
@@ -149,12 +175,25 @@ var _ = Describe("GET /projects/:id/repository/commits", Label("area:commits", "
 
 	It("orders topologically with order=topo", Label("rule:commits.list.10"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
+		h := p.mergedHistory(ctx)
+		merged := api.Get(ctx, p.Repo("/commits"), Q("order", "topo")).Strings("id")
+		Expect(merged).To(HaveLen(5))
+		// git's topological order shows one line of history whole before the
+		// other: the merged branch (s2, s1) is not intermixed with m1.
+		at := map[string]int{}
+		for i, id := range merged {
+			at[id] = i
+		}
+		Expect(at[h.merge]).To(Equal(0))
+		Expect(at[h.base]).To(Equal(4))
+		Expect(at[h.s2] < at[h.s1] && at[h.m1] < at[h.base]).To(BeTrue(), "children before parents: %v", merged)
+		Expect(at[h.s1]-at[h.s2]).To(Equal(1), "the merged line s2, s1 stays together: %v", merged)
 		p.Branch(ctx, "a", p.DefaultBranch)
 		p.Branch(ctx, "b", p.DefaultBranch)
 		p.history(ctx, "a", 2)
 		p.history(ctx, "b", 2)
 		topo := api.Get(ctx, p.Repo("/commits"), Q("all", true), Q("order", "topo")).JSON().Array()
-		Expect(topo).To(HaveLen(5))
+		Expect(topo).To(HaveLen(9))
 		seen := map[string]bool{}
 		for _, c := range topo {
 			Expect(seen[c.Get("id").String()]).To(BeFalse())
@@ -164,7 +203,7 @@ var _ = Describe("GET /projects/:id/repository/commits", Label("area:commits", "
 			seen[c.Get("id").String()] = true
 		}
 		byDate := api.Get(ctx, p.Repo("/commits"), Q("all", true)).JSON().Array()
-		Expect(byDate).To(HaveLen(5))
+		Expect(byDate).To(HaveLen(9))
 		for i := 0; i+1 < len(byDate); i++ {
 			Expect(byDate[i].Get("committed_date").Time()).NotTo(BeTemporally("<", byDate[i+1].Get("committed_date").Time()), "the default order is newest first")
 		}
@@ -456,14 +495,19 @@ var _ = Describe("GET /projects/:id/repository/commits/:sha/refs", Label("area:c
 var _ = Describe("GET /projects/:id/repository/commits/:sha/sequence", Label("area:commits", "endpoint:commits.sequence"), func() {
 	It("counts the commit's history as git rev-list --count", Label("rule:commits.sequence.1"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		ids := p.history(ctx, p.DefaultBranch, 3)
+		h := p.mergedHistory(ctx)
+		ids := p.history(ctx, p.DefaultBranch, 2)
 		all := api.Get(ctx, p.Repo("/commits"), Q("per_page", 100)).Strings("id")
-		r := api.Get(ctx, p.Repo("/commits/"+ids[2]+"/sequence"))
+		Expect(all).To(HaveLen(7))
+		r := api.Get(ctx, p.Repo("/commits/"+ids[1]+"/sequence"))
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r).To(MatchSchema("commit_sequence", false))
-		Expect(r.Get("count").Int()).To(BeEquivalentTo(len(all)))
-		Expect(api.Get(ctx, p.Repo("/commits/"+ids[0]+"/sequence")).Get("count").Int()).To(BeEquivalentTo(len(all) - 2))
-		Expect(api.Get(ctx, p.Repo("/commits/"+ids[2]+"/sequence"), Q("first_parent", true)).Get("count").Int()).To(BeEquivalentTo(len(all)))
+		Expect(r.Get("count").Int()).To(BeEquivalentTo(7))
+		Expect(api.Get(ctx, p.Repo("/commits/"+h.merge+"/sequence")).Get("count").Int()).To(BeEquivalentTo(5))
+		Expect(api.Get(ctx, p.Repo("/commits/"+h.s2+"/sequence")).Get("count").Int()).To(BeEquivalentTo(3))
+		// Along first parents the merged branch's two commits do not count.
+		Expect(api.Get(ctx, p.Repo("/commits/"+ids[1]+"/sequence"), Q("first_parent", true)).Get("count").Int()).To(BeEquivalentTo(5))
+		Expect(api.Get(ctx, p.Repo("/commits/"+h.merge+"/sequence"), Q("first_parent", true)).Get("count").Int()).To(BeEquivalentTo(3))
 	})
 })
 

@@ -74,7 +74,7 @@ func NewUser(ctx context.Context, opts ...UserOpts) *User {
 		}
 	}
 	r := api.Post(ctx, "/users", Body(body))
-	Expect(r).To(HaveStatus(201), "creating a fixture user")
+	ExpectFixture(r).To(HaveStatus(201), "creating a fixture user")
 	u := &User{ID: int(r.Get("id").Int()), Username: r.Get("username").String(), Name: r.Get("name").String(),
 		Email: r.Get("email").String()}
 	u.Password, _ = body["password"].(string)
@@ -90,9 +90,9 @@ func NewToken(ctx context.Context, userID int, scopes ...string) string {
 	GinkgoHelper()
 	r := api.Post(ctx, fmt.Sprintf("/users/%d/personal_access_tokens", userID),
 		Body(map[string]any{"name": Unique("t"), "scopes": scopes}))
-	Expect(r).To(HaveStatus(201), "creating a fixture token")
+	ExpectFixture(r).To(HaveStatus(201), "creating a fixture token")
 	tok := r.Get("token").String()
-	Expect(tok).NotTo(BeEmpty())
+	ExpectFixture(tok).NotTo(BeEmpty(), "the fixture token")
 	return tok
 }
 
@@ -118,7 +118,7 @@ func NewGroup(ctx context.Context, by *Client, opts ...GroupOpts) *Group {
 		}
 	}
 	r := by.Post(ctx, "/groups", Body(body))
-	Expect(r).To(HaveStatus(201), "creating a fixture group")
+	ExpectFixture(r).To(HaveStatus(201), "creating a fixture group")
 	g := &Group{ID: int(r.Get("id").Int()), Name: r.Get("name").String(), Path: r.Get("path").String(), FullPath: r.Get("full_path").String()}
 	DeferCleanup(func(ctx SpecContext) {
 		api.Delete(ctx, fmt.Sprintf("/groups/%d", g.ID), Unchecked())
@@ -148,7 +148,7 @@ func NewProject(ctx context.Context, by *Client, opts ...ProjectOpts) *Project {
 		}
 	}
 	r := by.Post(ctx, "/projects", Body(body))
-	Expect(r).To(HaveStatus(201), "creating a fixture project")
+	ExpectFixture(r).To(HaveStatus(201), "creating a fixture project")
 	p := &Project{ID: int(r.Get("id").Int()), Name: r.Get("name").String(), Path: r.Get("path").String(),
 		FullPath: r.Get("path_with_namespace").String()}
 	DeferCleanup(func(ctx SpecContext) {
@@ -160,29 +160,29 @@ func NewProject(ctx context.Context, by *Client, opts ...ProjectOpts) *Project {
 // AddGroupMember makes u a direct member of group g at level.
 func AddGroupMember(ctx context.Context, g *Group, u *User, level int) {
 	GinkgoHelper()
-	Expect(api.Post(ctx, fmt.Sprintf("/groups/%d/members", g.ID),
-		Body(map[string]any{"user_id": u.ID, "access_level": level}))).To(HaveStatus(201))
+	ExpectFixture(api.Post(ctx, fmt.Sprintf("/groups/%d/members", g.ID),
+		Body(map[string]any{"user_id": u.ID, "access_level": level}))).To(HaveStatus(201), "adding a fixture group member")
 }
 
 // AddProjectMember makes u a direct member of project p at level.
 func AddProjectMember(ctx context.Context, p *Project, u *User, level int) {
 	GinkgoHelper()
-	Expect(api.Post(ctx, fmt.Sprintf("/projects/%d/members", p.ID),
-		Body(map[string]any{"user_id": u.ID, "access_level": level}))).To(HaveStatus(201))
+	ExpectFixture(api.Post(ctx, fmt.Sprintf("/projects/%d/members", p.ID),
+		Body(map[string]any{"user_id": u.ID, "access_level": level}))).To(HaveStatus(201), "adding a fixture project member")
 }
 
 // ShareGroup invites group invited into g with access capped at level.
 func ShareGroup(ctx context.Context, g, invited *Group, level int) {
 	GinkgoHelper()
-	Expect(api.Post(ctx, fmt.Sprintf("/groups/%d/share", g.ID),
-		Body(map[string]any{"group_id": invited.ID, "group_access": level}))).To(HaveStatus(201))
+	ExpectFixture(api.Post(ctx, fmt.Sprintf("/groups/%d/share", g.ID),
+		Body(map[string]any{"group_id": invited.ID, "group_access": level}))).To(HaveStatus(201), "sharing a fixture group")
 }
 
 // ShareProject invites group invited into p with access capped at level.
 func ShareProject(ctx context.Context, p *Project, invited *Group, level int) {
 	GinkgoHelper()
-	Expect(api.Post(ctx, fmt.Sprintf("/projects/%d/share", p.ID),
-		Body(map[string]any{"group_id": invited.ID, "group_access": level}))).To(HaveStatus(201))
+	ExpectFixture(api.Post(ctx, fmt.Sprintf("/projects/%d/share", p.ID),
+		Body(map[string]any{"group_id": invited.ID, "group_access": level}))).To(HaveStatus(201), "sharing a fixture project")
 }
 
 // RoleWorld is a group with one direct member per role, plus a signed-in

@@ -62,7 +62,7 @@ func RunPipeline(ctx context.Context, by *Client, p *RepoProject) int {
 func runPipeline(ctx context.Context, by *Client, p *RepoProject) *Response {
 	GinkgoHelper()
 	r := by.Post(ctx, fmt.Sprintf("/projects/%d/pipeline", p.ID), Body(map[string]any{"ref": p.DefaultBranch}))
-	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture pipeline")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture pipeline")
 	return r
 }
 
@@ -77,7 +77,7 @@ type CIRunner struct {
 func NewRunner(ctx context.Context, by *Client, body map[string]any) *CIRunner {
 	GinkgoHelper()
 	r := by.Post(ctx, "/user/runners", Body(body))
-	Expect(r).To(HaveStatus(http.StatusCreated), "registering a fixture runner")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "registering a fixture runner")
 	rn := &CIRunner{ID: int(r.Get("id").Int()), Token: r.Get("token").String()}
 	DeferCleanup(func(ctx SpecContext) {
 		api.Delete(ctx, fmt.Sprintf("/runners/%d", rn.ID), Unchecked())

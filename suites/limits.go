@@ -166,7 +166,7 @@ func newBareUsers(ctx context.Context, prefix string, n int) []int {
 		name := fmt.Sprintf("%s-%05d", prefix, i)
 		r := api.Post(ctx, "/users", Body(map[string]any{"username": name, "name": "Bulk " + name, "email": name + "@example.com",
 			"password": "Secret-" + name, "skip_confirmation": true}))
-		Expect(r).To(HaveStatus(http.StatusCreated), "creating a bulk user")
+		ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a bulk user")
 		ids[i] = int(r.Get("id").Int()) // each worker writes its own element
 	})
 	Expect(ids).NotTo(ContainElement(0), "every bulk user was created")

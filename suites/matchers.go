@@ -30,6 +30,7 @@ func HaveStatus(statuses ...int) types.GomegaMatcher {
 func MatchEndpointSchema() types.GomegaMatcher {
 	return gcustom.MakeMatcher(func(r *Response) (bool, error) {
 		if err := validateBody(r); err != nil {
+			exchanges.name(r) // the message names it with %s, not through Gomega's formatter
 			return false, fmt.Errorf("%v\nin answer to:\n%s", err, r)
 		}
 		return true, nil

@@ -39,7 +39,7 @@ func packagePattern() string { return Unique("pkg") + "-*" }
 func newPackageRule(ctx context.Context, by *Client, p *Project, r packageRule) int {
 	GinkgoHelper()
 	resp := by.Post(ctx, packageRulesOf(p), r.body())
-	Expect(resp).To(HaveStatus(http.StatusCreated), "creating a fixture package protection rule")
+	ExpectFixture(resp).To(HaveStatus(http.StatusCreated), "creating a fixture package protection rule")
 	return int(resp.Get("id").Int())
 }
 

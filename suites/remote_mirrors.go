@@ -31,7 +31,7 @@ func newMirror(ctx context.Context, by *Client, p *Project, fields map[string]an
 		body[k] = v
 	}
 	r := by.Post(ctx, mirrorsPath(p), Body(body))
-	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture push mirror")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture push mirror")
 	return r
 }
 

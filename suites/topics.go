@@ -30,7 +30,7 @@ func newTopic(ctx context.Context, fields map[string]any) *Topic {
 		body[k] = v
 	}
 	r := api.Post(ctx, "/topics", Body(body))
-	Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture topic")
+	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture topic")
 	return adoptTopic(ctx, r)
 }
 

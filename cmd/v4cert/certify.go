@@ -3,35 +3,72 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"v4cert/reports"
+	"v4cert/specs"
 	"v4cert/suites"
 )
 
-// certify runs `v4cert certify` and returns the exit status: 0 conformant,
-// 1 not conformant (a rule failed or errored), 2 the run could not start.
+const certifyHelp = `Usage: v4cert certify --target URL --token TOKEN [flags]
+
+Runs the conformance suites compiled into this binary against an
+implementation of the API and writes junit.xml, report.json, summary.md and
+report.html to --out. The specs run in --procs worker processes of this
+binary; --shard K/N runs a deterministic Kth of N parts of them, so N jobs of
+a CI matrix certify in parallel (merge their reports with v4cert report merge).
+
+Before any spec runs, certify checks that the target answers GET /api/v4/user
+for the token and that it is an administrator's.
+
+Exit status (the verdict in every report):
+  0    CONFORMANT      every rule judged passed
+  1    NOT CONFORMANT  a rule failed or errored
+  2    NOT RUN         the run could not start (the cause is the reports' first line), or a usage error
+  130  INCOMPLETE      interrupted (SIGINT, SIGTERM) or out of --timeout; the reports hold what ran
+
+Flags:
+`
+
+// multiFlag is a flag that may be given several times.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// certify runs `v4cert certify` and returns the exit status of its verdict.
 func certify(args []string) int {
-	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
+	fs := newFlagSet("certify")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), certifyHelp)
+		fs.PrintDefaults()
+	}
 	target := fs.String("target", os.Getenv("V4CERT_TARGET"), "base URL of the implementation to certify (default $V4CERT_TARGET)")
-	token := fs.String("token", "", "personal access token of an administrator (default $V4CERT_TOKEN)")
+	token := fs.String("token", "", "personal access token of an administrator (default $V4CERT_TOKEN); never written to a report")
 	out := fs.String("out", "out/certify", "directory for junit.xml, report.json, summary.md and report.html")
-	filter := fs.String("label-filter", "", `Ginkgo label filter selecting the rules to run, e.g. "area:users && !paid"`)
+	filter := fs.String("label-filter", "", `Ginkgo label filter selecting the specs, e.g. "area:users && !paid"`)
+	var focus, skip multiFlag
+	fs.Var(&focus, "focus", "run only the specs of rules matching this rule ID pattern (* and ? wildcards, e.g. 'users.*'); repeatable, or comma-separated")
+	fs.Var(&skip, "skip", "run no spec of a rule matching this rule ID pattern; repeatable, or comma-separated")
+	shard := fs.String("shard", "", "K/N: run the Kth of N parts of the specs (the partition is the same on every machine); merge with v4cert report merge")
+	procs := fs.Int("procs", 0, fmt.Sprintf("worker processes (default: 1 per core, 2 to 8, for a loopback target, here %d; 4 per core, 8 to 16, for any other, here %d)",
+		suites.DefaultProcs("http://127.0.0.1"), suites.DefaultProcs("https://example.com")))
+	list := fs.Bool("list", false, "print the rules and specs the filter and shard select, and run nothing (needs no target)")
+	failFast := fs.Bool("fail-fast", false, "stop at the first rule that fails or errors")
 	viaProxy := fs.Bool("via-proxy", false, "send the suites' traffic through the validating proxy and report its violations")
 	rerun := fs.String("rerun-failed", "", "a previous report.json: run only the rules that failed or errored in it")
 	seed := fs.Int64("seed", suites.DefaultSeed, "seed of the spec order (recorded in the report)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "limit for the whole run")
 	quiet := fs.Bool("quiet", false, "no progress lines")
-	verbose := fs.Bool("v", false, "also Ginkgo's own report on stderr")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: v4cert certify --target URL --token TOKEN --out DIR [--label-filter EXPR] [--via-proxy] [--rerun-failed DIR/report.json] [--seed N]\n\n")
-		fs.PrintDefaults()
-	}
+	verbose := fs.Bool("v", false, "progress lines carry whole failure messages")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "v4cert certify: unexpected arguments %q\n", fs.Args())
@@ -40,11 +77,27 @@ func certify(args []string) int {
 	if *token == "" {
 		*token = os.Getenv("V4CERT_TOKEN")
 	}
-
-	cfg := suites.CertifyConfig{Target: *target, Token: *token, LabelFilter: *filter, Seed: *seed, Timeout: *timeout,
-		ViaProxy: *viaProxy, Version: version, Progress: os.Stderr, Verbose: *verbose}
+	cfg := suites.CertifyConfig{Target: *target, Token: *token, LabelFilter: *filter, Focus: focus, Skip: skip,
+		Procs: *procs, Seed: *seed, Timeout: *timeout, FailFast: *failFast, ViaProxy: *viaProxy, Version: version,
+		Progress: os.Stderr, Verbose: *verbose}
 	if *quiet {
 		cfg.Progress = nil
+	}
+	if *procs < 0 {
+		fmt.Fprintln(os.Stderr, "v4cert certify: --procs must be at least 1")
+		return 2
+	}
+	if *shard != "" {
+		sh, err := reports.ParseShard(*shard)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert certify: --shard:", err)
+			return 2
+		}
+		cfg.Shard = sh
+	}
+	if _, err := cfg.Filter(); err != nil {
+		fmt.Fprintln(os.Stderr, "v4cert certify:", err)
+		return 2
 	}
 	if *rerun != "" {
 		prev, err := reports.Load(*rerun)
@@ -69,40 +122,96 @@ func certify(args []string) int {
 		}
 		fmt.Fprintf(os.Stderr, "v4cert certify: rerunning %d rules that failed or errored in %s\n", len(ids), *rerun)
 	}
+	if *list {
+		return listPlan(os.Stdout, cfg)
+	}
 
-	rep, err := suites.Certify(cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "v4cert certify:", err)
-		return 2
-	}
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stop)
+	cfg.Stop = stop
+
+	rep := suites.Certify(cfg)
 	if err := reports.WriteAll(*out, rep); err != nil {
-		fmt.Fprintln(os.Stderr, "v4cert certify: writing the report:", err)
+		fmt.Fprintln(os.Stderr, "v4cert certify: writing the reports:", err)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "\n%s — %s\n", rep.Verdict, rep.Counts)
+	printVerdict(os.Stderr, rep, filepath.Join(*out, "report.html"))
+	return verdictExit(rep)
+}
+
+// verdictExit is the exit status a report's verdict stands for.
+func verdictExit(rep reports.Report) int {
+	switch rep.Verdict {
+	case reports.VerdictConformant:
+		return 0
+	case reports.VerdictNotRun:
+		return 2
+	case reports.VerdictIncomplete:
+		return 130
+	}
+	return 1
+}
+
+// printVerdict ends a run on the terminal: the headline first, then what
+// went wrong, then where the report is.
+func printVerdict(w io.Writer, rep reports.Report, html string) {
+	switch rep.Verdict {
+	case reports.VerdictNotRun:
+		fmt.Fprintf(w, "v4cert certify: %s\nReport: %s\n", rep.Headline(), html)
+		return
+	}
+	fmt.Fprintf(w, "\n%s — %s\n", rep.Headline(), rep.Counts)
 	for _, f := range rep.SuiteErrors {
 		lines := strings.Split(strings.TrimSpace(f.Message), "\n")
 		if len(lines) > 6 {
 			lines = append(lines[:6], "…")
 		}
-		fmt.Fprintf(os.Stderr, "suite error (%s):\n    %s\n", f.Spec, strings.Join(lines, "\n    "))
+		fmt.Fprintf(w, "suite error (%s):\n    %s\n", f.Spec, strings.Join(lines, "\n    "))
 	}
-	if len(rep.SuiteErrors) == 0 {
-		shown, bad := 0, rep.FailedRuleIDs()
-		for _, id := range bad {
-			if shown == 20 {
-				fmt.Fprintf(os.Stderr, "  … and %d more (see summary.md)\n", len(bad)-shown)
-				break
+	bad := rep.FailedRuleIDs()
+	for i, id := range bad {
+		if i == 20 {
+			fmt.Fprintf(w, "  … and %d more (see summary.md)\n", len(bad)-i)
+			break
+		}
+		r := rep.Rule(id)
+		fmt.Fprintf(w, "  %-5s %s — %s\n", r.Status, r.ID, r.Says)
+	}
+	fmt.Fprintf(w, "Report: %s\n", html)
+}
+
+// listPlan prints what a run would run, rule by rule, and runs nothing.
+func listPlan(w io.Writer, cfg suites.CertifyConfig) int {
+	plan, err := suites.PlanRun(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "v4cert certify:", err)
+		return 2
+	}
+	specsOf := map[string][]string{}
+	selected := plan.Selected()
+	for _, s := range selected {
+		for _, l := range s.Labels() {
+			if id, ok := strings.CutPrefix(l, "rule:"); ok {
+				specsOf[id] = append(specsOf[id], s.FullText())
 			}
-			r := rep.Rule(id)
-			fmt.Fprintf(os.Stderr, "  %-5s %s — %s\n", r.Status, r.ID, r.Says)
-			shown++
 		}
 	}
-	fmt.Fprintf(os.Stderr, "Report: %s\n", filepath.Join(*out, "report.html"))
-	if !rep.Conformant {
-		return 1
+	rules := plan.Rules()
+	for _, id := range rules {
+		fmt.Fprintf(w, "%s\n", id)
+		for _, text := range specsOf[id] {
+			fmt.Fprintf(w, "    %s\n", text)
+		}
 	}
+	what := "every spec"
+	if plan.Filter != "" {
+		what = "label filter " + reports.ReadableFilter(plan.Filter)
+	}
+	if plan.Shard.Total > 1 {
+		what += ", shard " + plan.Shard.String()
+	}
+	fmt.Fprintf(w, "%d of %d rules, %d of %d specs (%s)\n", len(rules), len(specs.Default().Rules), len(selected), len(plan.Specs), what)
 	return 0
 }
 

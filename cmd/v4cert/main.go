@@ -13,64 +13,169 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"v4cert/reference"
+	"v4cert/suites"
 )
 
-const usage = `v4cert — reference server and conformance kit for the REST API v4
+// command is one subcommand of v4cert.
+type command struct {
+	name     string
+	synopsis string // the arguments, as the usage shows them
+	about    string // one line
+	run      func(args []string) int
+}
 
-Usage:
-  v4cert serve [--addr HOST:PORT] [--root-token TOKEN] [--clock fixed|real] [--seed demo|none | --seed-file FILE]
-               [--data-dir DIR] [--log requests] [--rate-limit N] [--max-query-bytes N] [--external-url URL]
-  v4cert spec [--openapi] [--rules]
-  v4cert certify --target URL --token TOKEN --out DIR [--label-filter EXPR] [--via-proxy]
-                 [--rerun-failed DIR/report.json] [--seed N]
-  v4cert proxy --upstream URL [--listen HOST:PORT] [--mode validate|record|replay] [--cassette FILE]
-               [--append|--overwrite] [--violations FILE] [--summary FILE] [--preserve-host]
-  v4cert validate [--violations FILE] [--summary FILE] [--strict] CASSETTE
-  v4cert version
-  v4cert help
+// commands is filled in init: the usage they print refers back to it.
+var commands []command
 
-Run "v4cert serve -h", "v4cert certify -h", "v4cert proxy -h" or "v4cert validate -h" for the flags of each command.
-`
-
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
-	var err error
-	switch os.Args[1] {
-	case "serve":
-		err = serve(os.Args[2:])
-	case "spec":
-		err = spec(os.Args[2:])
-	case "certify":
-		os.Exit(certify(os.Args[2:]))
-	case "proxy":
-		os.Exit(runProxy(os.Args[2:]))
-	case "validate":
-		os.Exit(validate(os.Args[2:]))
-	case "version", "--version":
-		fmt.Println("v4cert", version)
-		return
-	case "help", "-h", "--help":
-		fmt.Print(usage)
-		return
-	default:
-		fmt.Fprintf(os.Stderr, "v4cert: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "v4cert:", err)
-		os.Exit(1)
+func init() {
+	commands = []command{
+		{"serve", "[flags]", "start the reference server", func(a []string) int { return exitStatus("serve", serve(a)) }},
+		{"certify", "--target URL --token TOKEN [flags]", "run the conformance suites against an implementation and write the reports", certify},
+		{"report", "merge OUT SHARD/report.json...", "merge the reports of certify --shard runs into one set of reports", report},
+		{"proxy", "--upstream URL [flags]", "validate, record or replay the traffic between a client and an implementation", runProxy},
+		{"validate", "[flags] CASSETTE", "check a recorded cassette against the rulebook and the schemas", validate},
+		{"spec", "[--openapi | --rules]", "print the rulebook: areas, rules, or as OpenAPI 3.1", func(a []string) int { return exitStatus("spec", spec(a)) }},
+		{"version", "", "print the version", func([]string) int { fmt.Println("v4cert", version); return 0 }},
+		{"help", "", "print this help", func([]string) int { fmt.Print(usage()); return 0 }},
 	}
 }
 
+// environment lists the variables v4cert reads, for the usage.
+var environment = [][2]string{
+	{"V4CERT_TARGET", "certify, the suites: base URL of the implementation (--target)"},
+	{"V4CERT_TOKEN", "certify, the suites: an administrator's personal access token (--token)"},
+	{"V4CERT_SALT", "certify, the suites: suffix of fixture names (default: random against a remote target)"},
+	{"V4CERT_RATE_LIMITED", "certify, the suites: 1 when the target's rate limit is low enough to reach (runs errors.ratelimit.1)"},
+	{"V4CERT_PROXY", "the suites under go test: validate, record:FILE or replay:FILE through an in-process proxy"},
+	{"V4CERT_PROXY_VIOLATIONS", "the suites under go test: also append the proxy's findings to this file"},
+	{"V4CERT_CLOCK", "the suites under go test: fixed starts the in-process reference with a clock that stands still"},
+}
+
+// usage is the top-level help: every command with its flags, read from the
+// commands' own flag sets so it cannot drift from them.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("v4cert — reference server and conformance kit for the REST API v4\n\nUsage: v4cert COMMAND [flags]\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\nv4cert %s %s\n    %s\n", c.name, c.synopsis, c.about)
+		if fs := flagsOf(c); fs != nil {
+			var flags strings.Builder
+			fs.SetOutput(&flags)
+			fs.PrintDefaults()
+			if flags.Len() > 0 {
+				b.WriteString(indent(flags.String(), "  "))
+			}
+		}
+	}
+	b.WriteString("\nEnvironment:\n")
+	for _, e := range environment {
+		fmt.Fprintf(&b, "  %-24s %s\n", e[0], e[1])
+	}
+	b.WriteString("\n\"v4cert COMMAND -h\" prints one command's help.\n")
+	return b.String()
+}
+
+// describing collects the flag set a command builds when flagsOf runs it.
+var describing *flag.FlagSet
+
+// flagsOf runs c with -h to get its flag set; commands parse their flags
+// before doing anything, so nothing else happens.
+func flagsOf(c command) *flag.FlagSet {
+	if c.name == "help" || c.name == "version" {
+		return nil
+	}
+	describing = nil
+	defer func() { describing = nil }()
+	describeMode = true
+	defer func() { describeMode = false }()
+	args := []string{"-h"}
+	if c.name == "report" {
+		args = []string{"merge", "-h"}
+	}
+	c.run(args)
+	return describing
+}
+
+var describeMode bool
+
+// newFlagSet is the flag set of one command: errors are returned, not
+// fatal, so -h can exit 0 (flagExit) and usage errors exit 2.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if describeMode {
+		describing = fs
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// flagExit is the exit status of a command whose flags did not parse: 0 for
+// -h (the help was asked for and printed), 2 for a usage error.
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// usageError is a command's flags not parsing (the flag package has said why).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+
+// exitStatus turns a command's error into its exit status.
+func exitStatus(name string, err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return flagExit(ue.err)
+	}
+	fmt.Fprintf(os.Stderr, "v4cert %s: %v\n", name, err)
+	return 1
+}
+
+func indent(s, pad string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage())
+		os.Exit(2)
+	}
+	name := os.Args[1]
+	switch name {
+	case suites.WorkerCommand:
+		os.Exit(suites.RunWorker())
+	case "-h", "--help", "-help":
+		name = "help"
+	case "--version":
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			os.Exit(c.run(os.Args[2:]))
+		}
+	}
+	fmt.Fprintf(os.Stderr, "v4cert: unknown command %q\n\n%s", os.Args[1], usage())
+	os.Exit(2)
+}
+
 func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlagSet("serve")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	token := fs.String("root-token", "", "personal access token of the administrator root (random when empty; with --data-dir, the stored one)")
 	clock := fs.String("clock", "real", "real, or fixed: time stands still so answers are byte-identical across runs")
@@ -83,7 +188,7 @@ func serve(args []string) error {
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
 	importAny := fs.Bool("import-from-any", false, "let direct-transfer imports (POST /bulk_imports) reach sources beyond loopback")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	if *clock != "real" && *clock != "fixed" {
 		return fmt.Errorf("--clock must be real or fixed, not %q", *clock)

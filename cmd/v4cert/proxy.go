@@ -54,7 +54,7 @@ Flags:
 `
 
 func runProxy(args []string) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs := newFlagSet("proxy")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
 		fs.PrintDefaults()
@@ -73,7 +73,7 @@ func runProxy(args []string) int {
 	timeout := fs.Duration("timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
 	quiet := fs.Bool("quiet", false, "do not print findings as they are made")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "v4cert proxy: unexpected argument %q\n", fs.Arg(0))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -14,11 +13,11 @@ import (
 var version = "dev"
 
 func spec(args []string) error {
-	fs_ := flag.NewFlagSet("spec", flag.ContinueOnError)
+	fs_ := newFlagSet("spec")
 	openapi := fs_.Bool("openapi", false, "print the rulebook and schemas as one OpenAPI 3.1 document")
 	rules := fs_.Bool("rules", false, "print every rule: id, endpoint, what it says")
 	if err := fs_.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	book := specs.Default()
 	switch {

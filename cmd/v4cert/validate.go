@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +21,7 @@ Flags:
 `
 
 func validate(args []string) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs := newFlagSet("validate")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), validateHelp)
 		fs.PrintDefaults()
@@ -31,7 +30,7 @@ func validate(args []string) int {
 	summary := fs.String("summary", "", "write the summary as JSON to this file")
 	strict := fs.Bool("strict", false, "warnings (deprecated fields, unknown endpoints) fail too")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -7,19 +7,22 @@ import (
 	"v4cert/reference/store"
 )
 
-// awardableForm is one of the paths emoji reactions live under: an issue or a
-// snippet, or a note on either (Endpoints, Emoji reactions).
+// awardableForm is one of the paths emoji reactions live under: an issue, a
+// merge request or a snippet, or a note on one (Endpoints, Emoji reactions).
 type awardableForm struct {
-	kind string // store.AwardableIssue or store.AwardableSnippet
+	kind string // store.AwardableIssue, store.AwardableMergeRequest or store.AwardableSnippet
 	note bool
 }
 
-// The four awardable paths (route table rows award_emoji.*).
+// The six awardable paths (route table rows award_emoji.*).
 var (
 	issueAwards       = awardableForm{store.AwardableIssue, false}
 	snippetAwards     = awardableForm{store.AwardableSnippet, false}
 	issueNoteAwards   = awardableForm{store.AwardableIssue, true}
 	snippetNoteAwards = awardableForm{store.AwardableSnippet, true}
+
+	mergeRequestAwards     = awardableForm{store.AwardableMergeRequest, false}
+	mergeRequestNoteAwards = awardableForm{store.AwardableMergeRequest, true}
 )
 
 // The same four operations serve every awardable path.
@@ -60,13 +63,20 @@ func (v *view) awardEmoji(e *store.AwardEmoji) AwardEmojiJSON {
 // hidden from the caller (rules award_emoji.awardable.*, Authentication 8).
 func (c *Ctx) awardableOf(d *store.Data, f awardableForm) (store.Awardable, error) {
 	var on store.Awardable
-	if f.kind == store.AwardableIssue {
+	switch f.kind {
+	case store.AwardableIssue:
 		_, i, err := c.issueOf(d)
 		if err != nil {
 			return on, err
 		}
 		on = store.Awardable{Type: store.AwardableIssue, ID: i.ID}
-	} else {
+	case store.AwardableMergeRequest:
+		_, mr, err := c.mrOf(d)
+		if err != nil {
+			return on, err
+		}
+		on = store.Awardable{Type: store.AwardableMergeRequest, ID: mr.ID}
+	default:
 		_, s, err := c.snippetOf(d)
 		if err != nil {
 			return on, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"v4cert/reference/access"
 	"v4cert/reference/store"
@@ -13,26 +14,44 @@ import (
 // snippets and notes on them, with the shapes the platform documents (Issues,
 // Project snippets and Notes APIs). They are outside the certified surface.
 
-// IssueJSON is the issue as the platform answers it (the fields fixtures use).
+// IssueJSON is the issue as the platform answers it: what fixtures use,
+// with the labels, milestone, assignees and votes the platform shows.
 type IssueJSON struct {
-	ID           int     `json:"id"`
-	IID          int     `json:"iid"`
-	ProjectID    int     `json:"project_id"`
-	Title        string  `json:"title"`
-	Description  *string `json:"description"`
-	State        string  `json:"state"`
-	Author       UserRef `json:"author"`
-	Confidential bool    `json:"confidential"`
-	CreatedAt    string  `json:"created_at"`
-	UpdatedAt    string  `json:"updated_at"`
-	WebURL       string  `json:"web_url"`
+	ID             int            `json:"id"`
+	IID            int            `json:"iid"`
+	ProjectID      int            `json:"project_id"`
+	Title          string         `json:"title"`
+	Description    *string        `json:"description"`
+	State          string         `json:"state"`
+	Author         UserRef        `json:"author"`
+	Confidential   bool           `json:"confidential"`
+	Labels         []string       `json:"labels"`
+	Milestone      *MilestoneJSON `json:"milestone"`
+	Assignees      []UserRef      `json:"assignees"`
+	Assignee       *UserRef       `json:"assignee"`
+	Upvotes        int            `json:"upvotes"`
+	Downvotes      int            `json:"downvotes"`
+	UserNotesCount int            `json:"user_notes_count"`
+	DueDate        *string        `json:"due_date"`
+	CreatedAt      string         `json:"created_at"`
+	UpdatedAt      string         `json:"updated_at"`
+	WebURL         string         `json:"web_url"`
 }
 
 func (v *view) issue(i *store.Issue) IssueJSON {
 	p := v.d.Project(i.ProjectID)
-	return IssueJSON{ID: i.ID, IID: i.IID, ProjectID: i.ProjectID, Title: i.Title, Description: strOrNil(i.Description),
-		State: i.State, Author: v.authorRef(i.AuthorID), Confidential: i.Confidential, CreatedAt: ts(i.CreatedAt),
+	on := store.Awardable{Type: store.AwardableIssue, ID: i.ID}
+	up, down := v.d.Votes(on)
+	j := IssueJSON{ID: i.ID, IID: i.IID, ProjectID: i.ProjectID, Title: i.Title, Description: strOrNil(i.Description),
+		State: i.State, Author: v.authorRef(i.AuthorID), Confidential: i.Confidential,
+		Labels: v.d.LabelNames(i.ProjectID, i.LabelIDs), Milestone: v.milestone(v.d.MilestoneOf(i.ProjectID, i.MilestoneID)),
+		Assignees: v.userRefs(i.AssigneeIDs), Upvotes: up, Downvotes: down, UserNotesCount: v.d.UserNotesCount(on),
+		DueDate: datePtr(i.DueDate), CreatedAt: ts(i.CreatedAt),
 		UpdatedAt: ts(i.UpdatedAt), WebURL: fmt.Sprintf("%s/%s/-/issues/%d", v.base, v.d.ProjectFullPath(p), i.IID)}
+	if len(j.Assignees) > 0 {
+		j.Assignee = &j.Assignees[0]
+	}
+	return j
 }
 
 // SnippetFileJSON is one file of a snippet.
@@ -74,7 +93,9 @@ func (v *view) snippet(s *store.Snippet) SnippetJSON {
 // NoteJSON is the note as the platform answers it.
 type NoteJSON struct {
 	ID           int     `json:"id"`
+	Type         *string `json:"type"`
 	Body         string  `json:"body"`
+	Attachment   *string `json:"attachment"`
 	Author       UserRef `json:"author"`
 	CreatedAt    string  `json:"created_at"`
 	UpdatedAt    string  `json:"updated_at"`
@@ -85,12 +106,15 @@ type NoteJSON struct {
 	ProjectID    int     `json:"project_id"`
 	Confidential bool    `json:"confidential"`
 	Internal     bool    `json:"internal"`
+	Resolvable   bool    `json:"resolvable"`
+	Imported     bool    `json:"imported"`
+	ImportedFrom string  `json:"imported_from"`
 }
 
 func (v *view) note(n *store.Note, iid *int) NoteJSON {
 	return NoteJSON{ID: n.ID, Body: n.Body, Author: v.authorRef(n.AuthorID), CreatedAt: ts(n.CreatedAt),
 		UpdatedAt: ts(n.UpdatedAt), NoteableID: n.NoteableID, NoteableType: n.NoteableType, NoteableIID: iid,
-		ProjectID: n.ProjectID}
+		ProjectID: n.ProjectID, ImportedFrom: "none"}
 }
 
 // authorRef renders a user who may since have been deleted; the platform
@@ -151,19 +175,40 @@ func (c *Ctx) snippetOf(d *store.Data) (*store.Project, *store.Snippet, error) {
 func (s *Server) createIssue(c *Ctx) error {
 	in := c.In()
 	title, desc := in.String("title"), in.StringOr("description", "")
+	labels := in.Strings("labels")
+	milestone := in.Int("milestone_id")
+	assignees := in.Ints("assignee_ids")
+	if id := in.Int("assignee_id"); id != nil && assignees == nil {
+		assignees = []int{*id}
+	}
+	due := in.Date("due_date")
+	confidential := in.BoolOr("confidential", false)
 	if err := in.Err(); err != nil {
 		return err
 	}
 	if *title == "" {
 		return validation(map[string][]string{"title": {"can't be blank"}})
 	}
-	return s.store.Write(func(d *store.Data) error {
+	for _, l := range labels {
+		if strings.TrimSpace(l) != "" && !store.ValidLabelName(l) {
+			return validation(map[string][]string{"labels": {"is invalid"}})
+		}
+	}
+	var body IssueJSON
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).issue(d.CreateIssue(p, c.Caller, *title, desc, false)))
+		i := d.CreateIssue(p, c.Caller, *title, desc, confidential)
+		d.SetIssueLinks(p, i, labels, milestone, assignees, due)
+		body = c.view(d).issue(i)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, body)
 }
 
 // getIssue implements GET /projects/:id/issues/:issue_iid (provisioning).

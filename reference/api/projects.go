@@ -23,6 +23,7 @@ func (c *Ctx) readProjectFields() (store.ProjectFields, error) {
 		ContainerRegistryAccessLevel: in.Enum("container_registry_access_level", "enabled", "private", "disabled"),
 		IssuesEnabled:                in.Bool("issues_enabled"),
 		MergeRequestsEnabled:         in.Bool("merge_requests_enabled"), WikiEnabled: in.Bool("wiki_enabled"),
+		MergeMethod: in.Enum("merge_method", store.MergeMethodMerge, store.MergeMethodRebaseMerge, store.MergeMethodFF),
 		JobsEnabled: in.Bool("jobs_enabled"), SnippetsEnabled: in.Bool("snippets_enabled"),
 		SharedRunnersEnabled: in.Bool("shared_runners_enabled"),
 	}

@@ -249,6 +249,7 @@ type ProjectJSON struct {
 	SharedWithGroups             []SharedWithGroup `json:"shared_with_groups"`
 	RequestAccessEnabled         bool              `json:"request_access_enabled"`
 	EmptyRepo                    bool              `json:"empty_repo"`
+	MergeMethod                  string            `json:"merge_method"`
 }
 
 func (v *view) namespace(id int) NamespaceJSON {
@@ -299,7 +300,10 @@ func (v *view) project(p *store.Project) ProjectJSON {
 		ContainerRegistryAccessLevel: p.ContainerRegistryAccessLevel, SharedRunnersEnabled: p.SharedRunnersEnabled,
 		CreatorID: p.CreatorID, OpenIssuesCount: p.OpenIssuesCount, PublicJobs: p.PublicJobs,
 		SharedWithGroups: v.sharedWith(store.SourceProject, p.ID), RequestAccessEnabled: p.RequestAccessEnabled,
-		EmptyRepo: p.EmptyRepo,
+		EmptyRepo: p.EmptyRepo, MergeMethod: p.MergeMethod,
+	}
+	if out.MergeMethod == "" {
+		out.MergeMethod = store.MergeMethodMerge
 	}
 	return out
 }

@@ -31,22 +31,30 @@ var routes = []routeRow{
 	{"access_requests.project.deny", onProject((*Server).denyAccessRequest)},       // Maintainer of the project, or the requester
 
 	// award_emoji (specs/award_emoji.yaml)
-	{"award_emoji.issue_list", listAwardEmojiOn(issueAwards)},                  // public (who can see the issue)
-	{"award_emoji.issue_get", getAwardEmojiOn(issueAwards)},                    // public (who can see the issue)
-	{"award_emoji.issue_create", createAwardEmojiOn(issueAwards)},              // signed in, can see the issue
-	{"award_emoji.issue_delete", deleteAwardEmojiOn(issueAwards)},              // the reaction's author or an administrator
-	{"award_emoji.snippet_list", listAwardEmojiOn(snippetAwards)},              // public (who can see the snippet)
-	{"award_emoji.snippet_get", getAwardEmojiOn(snippetAwards)},                // public (who can see the snippet)
-	{"award_emoji.snippet_create", createAwardEmojiOn(snippetAwards)},          // signed in, can see the snippet
-	{"award_emoji.snippet_delete", deleteAwardEmojiOn(snippetAwards)},          // the reaction's author or an administrator
-	{"award_emoji.issue_note_list", listAwardEmojiOn(issueNoteAwards)},         // public (who can see the issue)
-	{"award_emoji.issue_note_get", getAwardEmojiOn(issueNoteAwards)},           // public (who can see the issue)
-	{"award_emoji.issue_note_create", createAwardEmojiOn(issueNoteAwards)},     // signed in, can see the issue
-	{"award_emoji.issue_note_delete", deleteAwardEmojiOn(issueNoteAwards)},     // the reaction's author or an administrator
-	{"award_emoji.snippet_note_list", listAwardEmojiOn(snippetNoteAwards)},     // public (who can see the snippet)
-	{"award_emoji.snippet_note_get", getAwardEmojiOn(snippetNoteAwards)},       // public (who can see the snippet)
-	{"award_emoji.snippet_note_create", createAwardEmojiOn(snippetNoteAwards)}, // signed in, can see the snippet
-	{"award_emoji.snippet_note_delete", deleteAwardEmojiOn(snippetNoteAwards)}, // the reaction's author or an administrator
+	{"award_emoji.issue_list", listAwardEmojiOn(issueAwards)},                             // public (who can see the issue)
+	{"award_emoji.issue_get", getAwardEmojiOn(issueAwards)},                               // public (who can see the issue)
+	{"award_emoji.issue_create", createAwardEmojiOn(issueAwards)},                         // signed in, can see the issue
+	{"award_emoji.issue_delete", deleteAwardEmojiOn(issueAwards)},                         // the reaction's author or an administrator
+	{"award_emoji.snippet_list", listAwardEmojiOn(snippetAwards)},                         // public (who can see the snippet)
+	{"award_emoji.snippet_get", getAwardEmojiOn(snippetAwards)},                           // public (who can see the snippet)
+	{"award_emoji.snippet_create", createAwardEmojiOn(snippetAwards)},                     // signed in, can see the snippet
+	{"award_emoji.snippet_delete", deleteAwardEmojiOn(snippetAwards)},                     // the reaction's author or an administrator
+	{"award_emoji.issue_note_list", listAwardEmojiOn(issueNoteAwards)},                    // public (who can see the issue)
+	{"award_emoji.issue_note_get", getAwardEmojiOn(issueNoteAwards)},                      // public (who can see the issue)
+	{"award_emoji.issue_note_create", createAwardEmojiOn(issueNoteAwards)},                // signed in, can see the issue
+	{"award_emoji.issue_note_delete", deleteAwardEmojiOn(issueNoteAwards)},                // the reaction's author or an administrator
+	{"award_emoji.snippet_note_list", listAwardEmojiOn(snippetNoteAwards)},                // public (who can see the snippet)
+	{"award_emoji.snippet_note_get", getAwardEmojiOn(snippetNoteAwards)},                  // public (who can see the snippet)
+	{"award_emoji.snippet_note_create", createAwardEmojiOn(snippetNoteAwards)},            // signed in, can see the snippet
+	{"award_emoji.snippet_note_delete", deleteAwardEmojiOn(snippetNoteAwards)},            // the reaction's author or an administrator
+	{"award_emoji.merge_request_list", listAwardEmojiOn(mergeRequestAwards)},              // public code; Reporter of a private project
+	{"award_emoji.merge_request_get", getAwardEmojiOn(mergeRequestAwards)},                // public code; Reporter of a private project
+	{"award_emoji.merge_request_create", createAwardEmojiOn(mergeRequestAwards)},          // signed in, can read the merge request
+	{"award_emoji.merge_request_delete", deleteAwardEmojiOn(mergeRequestAwards)},          // the reaction's author or an administrator
+	{"award_emoji.merge_request_note_list", listAwardEmojiOn(mergeRequestNoteAwards)},     // public code; Reporter of a private project
+	{"award_emoji.merge_request_note_get", getAwardEmojiOn(mergeRequestNoteAwards)},       // public code; Reporter of a private project
+	{"award_emoji.merge_request_note_create", createAwardEmojiOn(mergeRequestNoteAwards)}, // signed in, can read the merge request
+	{"award_emoji.merge_request_note_delete", deleteAwardEmojiOn(mergeRequestNoteAwards)}, // the reaction's author or an administrator
 
 	// bulk_imports (specs/bulk_imports.yaml)
 	{"bulk_imports.create", (*Server).createBulkImport},                // signed in; Maintainer (Developer for projects) of the destination
@@ -116,6 +124,11 @@ var routes = []routeRow{
 	{"jobs.cancel", (*Server).cancelJob},                     // Developer
 	{"jobs.play", (*Server).playJob},                         // Developer
 
+	// labels (specs/labels.yaml)
+	{"labels.list", (*Server).listLabels},    // public (who can see the project)
+	{"labels.get", (*Server).getLabel},       // public (who can see the project)
+	{"labels.create", (*Server).createLabel}, // Reporter
+
 	// members (specs/members.yaml)
 	{"members.group.create", onGroup((*Server).createMember)},                // Maintainer (Owner to grant Owner)
 	{"members.project.create", onProject((*Server).createMember)},            // Maintainer (Owner to grant Owner)
@@ -131,6 +144,41 @@ var routes = []routeRow{
 	{"members.billable.memberships", (*Server).listBillableMemberships},      // Owner of the top-level group
 	{"members.billable.indirect", (*Server).listBillableIndirectMemberships}, // Owner of the top-level group
 	{"members.billable.delete", (*Server).deleteBillableMember},              // Owner of the top-level group
+
+	// merge_requests (specs/merge_requests.yaml)
+	{"merge_requests.list", (*Server).listMergeRequests},                            // anyone (the caller's scope; created_by_me needs a caller)
+	{"merge_requests.project_list", (*Server).listProjectMergeRequests},             // public code; Reporter of a private project
+	{"merge_requests.create", (*Server).createMergeRequest},                         // Developer
+	{"merge_requests.get", (*Server).getMergeRequest},                               // public code; Reporter of a private project
+	{"merge_requests.update", (*Server).updateMergeRequest},                         // Developer, or the author
+	{"merge_requests.delete", (*Server).deleteMergeRequest},                         // Owner or administrator
+	{"merge_requests.merge", (*Server).mergeMergeRequest},                           // Developer
+	{"merge_requests.blocks.list", (*Server).listMergeRequestBlocks},                // public code; Reporter of a private project
+	{"merge_requests.blocks.create", (*Server).createMergeRequestBlock},             // Developer or the author; Reporter of the blocking one
+	{"merge_requests.blocks.delete", (*Server).deleteMergeRequestBlock},             // Developer or the author; Reporter of the blocking one
+	{"merge_requests.changes", (*Server).mergeRequestChanges},                       // public code; Reporter of a private project
+	{"merge_requests.diffs", (*Server).mergeRequestDiffs},                           // public code; Reporter of a private project
+	{"merge_requests.pipelines", (*Server).mergeRequestPipelines},                   // public code; Reporter of a private project
+	{"merge_requests.subscribe", subscribeMergeRequestAs(true)},                     // signed in, can read the merge request
+	{"merge_requests.unsubscribe", subscribeMergeRequestAs(false)},                  // signed in, can read the merge request
+	{"merge_requests.todo", (*Server).mergeRequestTodo},                             // signed in, can read the merge request
+	{"merge_requests.versions", (*Server).mergeRequestVersions},                     // public code; Reporter of a private project
+	{"merge_requests.version", (*Server).mergeRequestVersion},                       // public code; Reporter of a private project
+	{"merge_requests.time_estimate", (*Server).setMergeRequestTimeEstimate},         // Developer
+	{"merge_requests.reset_time_estimate", (*Server).resetMergeRequestTimeEstimate}, // Developer
+	{"merge_requests.add_spent_time", (*Server).addMergeRequestSpentTime},           // Developer
+	{"merge_requests.time_stats", (*Server).mergeRequestTimeStats},                  // public code; Reporter of a private project
+	{"merge_requests.notes.list", (*Server).listMergeRequestNotes},                  // public code; Reporter of a private project
+	{"merge_requests.notes.get", (*Server).getMergeRequestNote},                     // public code; Reporter of a private project
+	{"merge_requests.notes.create", (*Server).createMergeRequestNote},               // signed in, can read the merge request
+	{"merge_requests.approve", approveMergeRequestAs(true)},                         // Developer
+	{"merge_requests.unapprove", approveMergeRequestAs(false)},                      // Developer
+
+	// milestones (specs/milestones.yaml)
+	{"milestones.list", (*Server).listMilestones},    // public (who can see the project)
+	{"milestones.get", (*Server).getMilestone},       // public (who can see the project)
+	{"milestones.create", (*Server).createMilestone}, // Reporter
+	{"milestones.update", (*Server).updateMilestone}, // Reporter
 
 	// package_protection_rules (specs/package_protection_rules.yaml)
 	{"package_protection_rules.list", (*Server).listPackageProtectionRules},    // Maintainer
@@ -198,6 +246,11 @@ var routes = []routeRow{
 	// snippets (specs/snippets.yaml)
 	{"snippets.create", (*Server).createSnippet},                    // Reporter
 	{"snippets.notes_create", createNoteOn(store.AwardableSnippet)}, // signed in, can see the snippet
+
+	// todos (specs/todos.yaml)
+	{"todos.list", (*Server).listTodos},                 // signed in (the caller's own)
+	{"todos.mark_done", (*Server).markTodoDone},         // signed in (the caller's own)
+	{"todos.mark_all_done", (*Server).markAllTodosDone}, // signed in (the caller's own)
 
 	// topics (specs/topics.yaml)
 	{"topics.list", (*Server).listTopics},       // anyone

@@ -63,6 +63,7 @@ type Server struct {
 	refHooksMu sync.Mutex
 	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
 	clock      store.Clock
+	mr         mrRuntime // merge requests' locks and git caches (merge_requests_git.go)
 }
 
 type route struct {
@@ -119,6 +120,8 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		}
 		s.registry, s.ownRegistry = reg, true
 	}
+	// Merge requests follow their branches, whoever moves them.
+	s.OnRefsMoved(s.followRefs)
 	return s, nil
 }
 

@@ -16,6 +16,7 @@ import (
 func (w *World) Path(e *specs.Endpoint) string {
 	segs := strings.Split(e.Path, "/")
 	issue := strings.Contains(e.Path, "/issues/")
+	mr := strings.Contains(e.Path, "/merge_requests/")
 	note := strings.Contains(e.Path, "/notes/")
 	registry := strings.Contains(e.Path, "/registry/")
 	for i, s := range segs {
@@ -26,16 +27,19 @@ func (w *World) Path(e *specs.Endpoint) string {
 		if i > 0 {
 			prev = segs[i-1]
 		}
-		segs[i] = w.value(s[1:], segs[1], prev, issue, note, registry, strings.HasSuffix(e.Path, "/indirect"))
+		segs[i] = w.value(s[1:], segs[1], prev, issue, mr, note, registry, strings.HasSuffix(e.Path, "/indirect"))
 	}
 	return e.Prefix() + strings.Join(segs, "/")
 }
 
 // value is the world's value for placeholder name, which follows the segment
 // prev in a path under the resource root (users, groups, projects, …).
-func (w *World) value(name, root, prev string, issue, note, registry, indirect bool) string {
+func (w *World) value(name, root, prev string, issue, mr, note, registry, indirect bool) string {
 	n := func(i int) string { return strconv.Itoa(i) }
 	pick := func(onIssue, onSnippet int) string {
+		if mr {
+			return ""
+		}
 		if issue {
 			return n(onIssue)
 		}
@@ -60,6 +64,8 @@ func (w *World) value(name, root, prev string, issue, note, registry, indirect b
 			return n(w.RegistryRepo)
 		case "jobs":
 			return n(w.Job)
+		case "todos":
+			return n(w.Todo)
 		}
 	case "user_id":
 		switch {
@@ -77,10 +83,28 @@ func (w *World) value(name, root, prev string, issue, note, registry, indirect b
 		return n(w.Issue)
 	case "snippet_id":
 		return n(w.Snippet)
+	case "merge_request_iid":
+		return n(w.MergeRequest)
+	case "block_id":
+		return n(w.Block)
+	case "version_id":
+		return n(w.Version)
+	case "label_id":
+		return n(w.Label)
+	case "milestone_id":
+		return n(w.Milestone)
 	case "note_id":
+		if mr {
+			return n(w.MRNote)
+		}
 		return pick(w.IssueNote, w.SnippetNote)
 	case "award_id":
-		if note {
+		switch {
+		case mr && note:
+			return n(w.MRNoteAward)
+		case mr:
+			return n(w.MRAward)
+		case note:
 			return pick(w.IssueNoteAward, w.SnippetNoteAward)
 		}
 		return pick(w.IssueAward, w.SnippetAward)

@@ -25,23 +25,29 @@ type World struct {
 	Users  map[string]int
 	Tokens map[string]string
 
-	Group, Subgroup, Invited  Named // public group, its private subgroup, a group invited into Group
-	Project, Private          Named // public project in Group (repository, CI, everything), private project in Subgroup
-	Topic                     int
-	Issue, Snippet            int // iid of the issue, id of the snippet (both in Project)
-	IssueNote, SnippetNote    int
-	IssueAward, SnippetAward  int // reactions on the issue and the snippet
-	IssueNoteAward            int
-	SnippetNoteAward          int
-	Pipeline, Job             int // the parent pipeline; a job the runner finished
-	Runner, GroupRunner       int // project runner (with managers and jobs), group runner
-	InstanceRunner            int
-	Mirror, ProtectionRule    int
-	RegistryRepo              int
-	Import, Entity            int // a direct-transfer import from this very server and its entity
-	CommitSHA                 string
-	Branches, RepositoryTags  []string
-	RegistryImage, RegistryTg string
+	Group, Subgroup, Invited Named // public group, its private subgroup, a group invited into Group
+	Project, Private         Named // public project in Group (repository, CI, everything), private project in Subgroup
+	Topic                    int
+	Issue, Snippet           int // iid of the issue, id of the snippet (both in Project)
+	IssueNote, SnippetNote   int
+	IssueAward, SnippetAward int // reactions on the issue and the snippet
+	IssueNoteAward           int
+	SnippetNoteAward         int
+	Pipeline, Job            int // the parent pipeline; a job the runner finished
+	Runner, GroupRunner      int // project runner (with managers and jobs), group runner
+	InstanceRunner           int
+	Mirror, ProtectionRule   int
+	RegistryRepo             int
+	Import, Entity           int // a direct-transfer import from this very server and its entity
+	// MergeRequest is the iid of a merge request of Project (feature into
+	// main: two versions, two diffs, two pipelines, notes, reactions, blocked
+	// by two others); Block one of its blocks, Version its first version.
+	MergeRequest, Block, Version int
+	MRNote, MRAward, MRNoteAward int
+	Label, Milestone, Todo       int // of Project; Todo is root's
+	CommitSHA                    string
+	Branches, RepositoryTags     []string
+	RegistryImage, RegistryTg    string
 }
 
 // Named is a group or project: its ID and full path.
@@ -242,6 +248,65 @@ func Build(root *Client) (*World, error) {
 			"info": map[string]any{"version": "17.5.1", "revision": "abc123", "platform": "linux", "architecture": "amd64"}})
 		w.Job = b.id(job, "id")
 		b.do(http.StatusOK, root.As(""), "PUT", api(fmt.Sprintf("/jobs/%d", w.Job)), map[string]any{"token": job.Field("token"), "state": "success", "trace": "done\n"})
+	}
+
+	// Merge requests: feature into main, pushed to again after it was opened
+	// (two versions), with two pipelines, notes and reactions, two labels,
+	// two milestones, and blocked by two others; root's two to-do items.
+	for i, title := range []string{"Ready", "Ship"} {
+		l := post(root, p+"/labels", map[string]any{"name": title, "color": "#aa3300"})
+		m := post(root, p+"/milestones", map[string]any{"title": "Milestone " + title})
+		if i == 0 {
+			w.Label, w.Milestone = b.id(l, "id"), b.id(m, "id")
+		}
+	}
+	post(root, p+"/repository/commits", map[string]any{"branch": "feature", "commit_message": "Feature",
+		"actions": []map[string]any{
+			{"action": "update", "file_path": "src/a.txt", "content": "a, better\n"},
+			{"action": "create", "file_path": "src/c.txt", "content": "c\n"},
+		}})
+	mr := post(root, p+"/merge_requests", map[string]any{"source_branch": "feature", "target_branch": "main",
+		"title": "Feature", "labels": "Ready,Ship", "milestone_id": w.Milestone})
+	w.MergeRequest = b.id(mr, "iid")
+	mrPath := fmt.Sprintf("%s/merge_requests/%d", p, w.MergeRequest)
+	post(root, p+"/repository/files/src%2Fd.txt", map[string]any{"branch": "feature", "commit_message": "More", "content": "d\n"})
+	for _, name := range []string{"fix", "docs"} {
+		post(root, p+"/repository/branches", map[string]any{"branch": name, "ref": "main"})
+		post(root, p+"/repository/files/"+name+".txt", map[string]any{"branch": name, "commit_message": name, "content": name + "\n"})
+		other := post(root, p+"/merge_requests", map[string]any{"source_branch": name, "target_branch": "main", "title": name})
+		blk := post(root, mrPath+"/blocks", map[string]any{"blocking_merge_request_id": b.id(other, "id")})
+		if w.Block == 0 {
+			w.Block = b.id(blk, "id")
+			todo := post(root, fmt.Sprintf("%s/merge_requests/%d/todo", p, b.id(other, "iid")), nil)
+			w.Todo = b.id(todo, "id")
+		}
+	}
+	post(root, mrPath+"/todo", nil)
+	w.Branches = []string{"docs", "feature", "fix", "main"}
+	for range 2 {
+		post(root, p+"/pipeline", map[string]any{"ref": "feature"})
+	}
+	for i, body := range []string{"Looks good", "Agreed"} {
+		n := post(root, mrPath+"/notes", map[string]any{"body": body})
+		if i == 0 {
+			w.MRNote = b.id(n, "id")
+		}
+	}
+	for i, emoji := range []string{"thumbsup", "tada"} {
+		a := post(root, mrPath+"/award_emoji", map[string]any{"name": emoji})
+		na := post(root, fmt.Sprintf("%s/notes/%d/award_emoji", mrPath, w.MRNote), map[string]any{"name": emoji})
+		if i == 0 {
+			w.MRAward, w.MRNoteAward = b.id(a, "id"), b.id(na, "id")
+		}
+	}
+	vs := b.do(http.StatusOK, root, "GET", api(mrPath+"/versions"), nil)
+	var versions []struct{ ID int }
+	if b.err == nil {
+		if err := vs.JSON(&versions); err != nil || len(versions) < 2 {
+			b.err = fmt.Errorf("merge request versions: %s", vs)
+		} else {
+			w.Version = versions[len(versions)-1].ID
+		}
 	}
 
 	// The container registry: two tags of one image, and a second image.

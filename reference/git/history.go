@@ -193,7 +193,13 @@ func (r *Repo) Diff(ctx context.Context, c *Commit, unified bool) ([]FileDiff, e
 		}
 		from = string(empty)
 	}
-	raw, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-M", "-z", "--raw", "--no-abbrev", from, string(c.ID))
+	return r.diffTrees(ctx, from, string(c.ID), unified)
+}
+
+// diffTrees lists the files that differ between two tree-ish objects (commits
+// or trees), renames detected, with their patches.
+func (r *Repo) diffTrees(ctx context.Context, from, to string, unified bool) ([]FileDiff, error) {
+	raw, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-M", "-z", "--raw", "--no-abbrev", from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +230,7 @@ func (r *Repo) Diff(ctx context.Context, c *Commit, unified bool) ([]FileDiff, e
 		fd.Deleted = status[0] == 'D'
 		files = append(files, fd)
 	}
-	patch, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", "--no-textconv", from, string(c.ID))
+	patch, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", "--no-textconv", from, to)
 	if err != nil {
 		return nil, err
 	}

@@ -156,6 +156,11 @@ func TestJSONNullIsAbsent(t *testing.T) {
 	if !isParamError(in.Err(), "name", true) {
 		t.Errorf("Require(name) with null: err = %v, want missing name", in.Err())
 	}
+	// A whole body of null (the Go client's PUT without options) is no parameters.
+	v = request(t, "PUT", "/x?keep=1", "application/json", `null`)
+	if names := v.Names(); len(names) != 1 || names[0] != "keep" {
+		t.Errorf("names with a null body: %v", names)
+	}
 	// Body values win over the query.
 	v = request(t, "POST", "/x?name=q&keep=1", "application/json", `{"name":"body"}`)
 	if s := v.Read().String("name"); s == nil || *s != "body" {

@@ -12,6 +12,7 @@ const (
 	AwardableIssue   = "Issue"
 	AwardableSnippet = "Snippet"
 	AwardableNote    = "Note"
+	// AwardableMergeRequest ("MergeRequest") is declared with merge requests.
 )
 
 // Issue is a project issue; iid counts from 1 within its project.
@@ -20,7 +21,28 @@ type Issue struct {
 	Title, Description           string
 	State                        string
 	Confidential                 bool
+	LabelIDs                     []int
+	MilestoneID                  int
+	AssigneeIDs                  []int
+	DueDate                      *time.Time
 	CreatedAt, UpdatedAt         time.Time
+}
+
+// SetIssueLinks gives an issue its labels (created on the fly as for merge
+// requests), milestone (one of its project's), assignees (users who may see
+// the project) and due date.
+func (d *Data) SetIssueLinks(p *Project, i *Issue, labels []string, milestoneID *int, assignees []int, due *time.Time) {
+	i.LabelIDs = d.ensureLabels(p.ID, labels)
+	if milestoneID != nil && d.MilestoneOf(p.ID, *milestoneID) != nil {
+		i.MilestoneID = *milestoneID
+	}
+	i.AssigneeIDs = []int{}
+	for _, id := range assignees {
+		if u := d.User(id); u != nil && d.CanSeeProject(u, p) && !slices.Contains(i.AssigneeIDs, id) {
+			i.AssigneeIDs = append(i.AssigneeIDs, id)
+		}
+	}
+	i.DueDate = due
 }
 
 // SnippetFile is one file of a snippet.

@@ -33,8 +33,10 @@ type Project struct {
 	ForksCount                   int
 	OpenIssuesCount              int
 	EmptyRepo                    bool
-	CustomAttributes             map[string]string
-	Starrers                     map[int]bool
+	// MergeMethod is how merge requests merge: merge, rebase_merge or ff.
+	MergeMethod      string
+	CustomAttributes map[string]string
+	Starrers         map[int]bool
 }
 
 // ProjectFields holds what POST and PUT /projects accept; nil means not given.
@@ -51,6 +53,7 @@ type ProjectFields struct {
 	Archived                     *bool
 	IssuesEnabled                *bool
 	MergeRequestsEnabled         *bool
+	MergeMethod                  *string
 	WikiEnabled                  *bool
 	JobsEnabled                  *bool
 	SnippetsEnabled              *bool
@@ -154,7 +157,7 @@ func (d *Data) CreateProject(creator *User, f ProjectFields) (*Project, error) {
 		CreatedAt: now, LastActivityAt: now, UpdatedAt: now, CreatorID: creator.ID,
 		IssuesEnabled: true, MergeRequestsEnabled: true, WikiEnabled: true, JobsEnabled: true,
 		SnippetsEnabled: true, ContainerRegistryAccessLevel: "enabled", SharedRunnersEnabled: true,
-		PublicJobs: true, EmptyRepo: !f.InitializeWithReadme, CustomAttributes: map[string]string{},
+		PublicJobs: true, EmptyRepo: !f.InitializeWithReadme, CustomAttributes: map[string]string{}, MergeMethod: MergeMethodMerge,
 		Starrers: map[int]bool{},
 	}
 	if !p.EmptyRepo {
@@ -253,6 +256,9 @@ func (d *Data) applyProject(p *Project, f ProjectFields) {
 	if f.ContainerRegistryAccessLevel != nil {
 		p.ContainerRegistryAccessLevel = *f.ContainerRegistryAccessLevel
 	}
+	if f.MergeMethod != nil {
+		p.MergeMethod = *f.MergeMethod
+	}
 	if f.TopicsGiven {
 		p.Topics = d.ensureTopics(f.Topics)
 	}
@@ -325,7 +331,10 @@ func (d *Data) deleteProject(p *Project) {
 	d.dropPackageProtectionRules(p.ID)
 	d.dropRemoteMirrors(p.ID)
 	d.dropCI(p.ID)
+	d.dropMergeRequests(p.ID)
 	d.dropAwardables(p.ID)
+	d.dropLabels(p.ID)
+	d.dropMilestones(p.ID)
 	d.dropRegistry(p.ID)
 	d.DropCommitComments(p.ID)
 	d.Touch(p)

@@ -154,6 +154,16 @@ type Data struct {
 
 	bulkImports map[int]*BulkImport // direct-transfer migrations, by id
 
+	// merge requests (merge_requests.go) and what they carry: labels and
+	// milestones by project, blocks, to-do items
+	mergeRequests map[int]*MergeRequest   // by global id
+	projectMRs    map[int][]*MergeRequest // by project, ascending iid
+	allMRs        []*MergeRequest         // ascending id
+	mrBlocks      map[int]*MRBlock        // by id
+	labels        map[int][]*Label        // by project, ascending id
+	milestones    map[int]*Milestone      // by global id
+	todos         map[int]*Todo           // by id
+
 	// dirty is the set of records the write in progress touched; nil
 	// without persistence (persist.go).
 	dirty map[record]struct{}

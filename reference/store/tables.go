@@ -45,6 +45,11 @@ var (
 	tPipelines      = mapTable("pipelines", func(d *Data) *map[int]*Pipeline { return &d.pipelines })
 	tJobs           = mapTable("jobs", func(d *Data) *map[int]*Job { return &d.jobs })
 	tBulkImports    = mapTable("bulk_imports", func(d *Data) *map[int]*BulkImport { return &d.bulkImports })
+	tMergeRequests  = mapTable("merge_requests", func(d *Data) *map[int]*MergeRequest { return &d.mergeRequests })
+	tMRBlocks       = mapTable("merge_request_blocks", func(d *Data) *map[int]*MRBlock { return &d.mrBlocks })
+	tLabels         = mapTable("labels", func(d *Data) *map[int][]*Label { return &d.labels })
+	tMilestones     = mapTable("milestones", func(d *Data) *map[int]*Milestone { return &d.milestones })
+	tTodos          = mapTable("todos", func(d *Data) *map[int]*Todo { return &d.todos })
 	tRegistryRepos  = mapTable("registry_repositories", func(d *Data) *map[int]*RegistryRepository { return &d.registryRepos })
 )
 
@@ -52,6 +57,7 @@ var tables = []table{
 	tSeq, tUsers, tTokens, tJobTokens, tGroups, tUserNamespaces, tProjects, tMembers, tLinks, tRequests, tTopics,
 	tCommitComments, tRemoteMirrors, tPackageRules, tIntegrations, tIssues, tSnippets, tNotes, tAwards,
 	tRunners, tRunnerManagers, tPipelines, tJobs, tBulkImports,
+	tMergeRequests, tMRBlocks, tLabels, tMilestones, tTodos,
 	tRegistryRepos,
 }
 
@@ -64,6 +70,8 @@ var derivedFields = map[string]string{
 	"userByEmail": "index of userByID by lower-cased email",
 	"usersCache":  "orderings of users, dropped on every write",
 	"dirty":       "the records the write in progress touched",
+	"projectMRs":  "mergeRequests by project in iid order",
+	"allMRs":      "mergeRequests in id order",
 }
 
 var tableNamed = func() map[string]table {
@@ -128,6 +136,16 @@ func tableOf(o any) (table, any) {
 		return tBulkImports, x.ID
 	case *BulkImportEntity:
 		return tBulkImports, x.BulkImportID
+	case *MergeRequest:
+		return tMergeRequests, x.ID
+	case *MRBlock:
+		return tMRBlocks, x.ID
+	case *Label:
+		return tLabels, x.ProjectID
+	case *Milestone:
+		return tMilestones, x.ID
+	case *Todo:
+		return tTodos, x.ID
 	case *RegistryRepository:
 		return tRegistryRepos, x.ID
 	}
@@ -144,6 +162,20 @@ func (d *Data) rebuildDerived() {
 	}
 	sortByID(d.users, func(u *User) int { return u.ID })
 	d.usersCache = nil
+	d.projectMRs, d.allMRs = nil, nil
+	if len(d.mergeRequests) > 0 {
+		d.projectMRs = map[int][]*MergeRequest{}
+		for _, mr := range d.mergeRequests {
+			d.allMRs = append(d.allMRs, mr)
+		}
+		sortByID(d.allMRs, func(mr *MergeRequest) int { return mr.ID })
+		for _, mr := range d.allMRs {
+			d.projectMRs[mr.ProjectID] = append(d.projectMRs[mr.ProjectID], mr)
+		}
+		for _, list := range d.projectMRs {
+			sortByID(list, func(mr *MergeRequest) int { return mr.IID })
+		}
+	}
 }
 
 // table is one persisted field of Data.

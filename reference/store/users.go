@@ -293,6 +293,7 @@ func (d *Data) DeleteUser(u *User) {
 	}
 	d.Touch(u)
 	d.touchKey(tUserNamespaces, u.NamespaceID)
+	d.dropUserTodos(u.ID)
 	delete(d.userNS, u.NamespaceID)
 	delete(d.userByID, u.ID)
 	delete(d.userByName, strings.ToLower(u.Username))

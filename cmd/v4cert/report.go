@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"v4cert/reports"
+)
+
+const reportHelp = `Usage: v4cert report merge OUT SHARD/report.json...
+
+Merges the report.json files of the N shards of one certify run (certify
+--shard K/N on N machines, e.g. the jobs of a CI matrix) into OUT: the same
+four reports a whole run writes (junit.xml, report.json, summary.md,
+report.html), every rule judged from the specs of every shard.
+
+It refuses shards of different runs (rulebook, target, v4cert version, seed,
+label filter, --via-proxy or number of shards differ) and a set with a shard
+missing or given twice, and writes nothing then.
+
+Exit status: as certify's, from the merged verdict (0 CONFORMANT, 1 NOT
+CONFORMANT, 2 NOT RUN or refused, 130 INCOMPLETE: a shard did not finish).
+`
+
+// report runs `v4cert report merge`.
+func report(args []string) int {
+	if len(args) == 0 || args[0] != "merge" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Print(reportHelp)
+			return 0
+		}
+		fmt.Fprint(os.Stderr, reportHelp)
+		return 2
+	}
+	fs := newFlagSet("report merge")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), reportHelp) }
+	if err := fs.Parse(args[1:]); err != nil {
+		return flagExit(err)
+	}
+	if fs.NArg() < 2 {
+		fmt.Fprint(os.Stderr, "v4cert report merge: want OUT and at least one shard's report.json\n\n"+reportHelp)
+		return 2
+	}
+	out, paths := fs.Arg(0), fs.Args()[1:]
+	var parts []*reports.Report
+	for _, p := range paths {
+		r, err := reports.Load(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert report merge:", err)
+			return 2
+		}
+		parts = append(parts, r)
+	}
+	rep, err := reports.Merge(parts, paths)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "v4cert report merge:", err)
+		return 2
+	}
+	if err := reports.WriteAll(out, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "v4cert report merge: writing the reports:", err)
+		return 2
+	}
+	printVerdict(os.Stderr, rep, filepath.Join(out, "report.html"))
+	return verdictExit(rep)
+}

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"v4cert/reference/access"
+	"v4cert/reference/store"
+)
+
+// Project labels, the platform's provisioning for what merge requests and
+// issues carry (Labels API): list, read, create.
+
+// LabelJSON is a project label as the Labels API answers it.
+type LabelJSON struct {
+	ID                     int    `json:"id"`
+	Name                   string `json:"name"`
+	Color                  string `json:"color"`
+	TextColor              string `json:"text_color"`
+	Description            string `json:"description"`
+	DescriptionHTML        string `json:"description_html"`
+	OpenIssuesCount        int    `json:"open_issues_count"`
+	ClosedIssuesCount      int    `json:"closed_issues_count"`
+	OpenMergeRequestsCount int    `json:"open_merge_requests_count"`
+	Subscribed             bool   `json:"subscribed"`
+	Priority               *int   `json:"priority"`
+	IsProjectLabel         bool   `json:"is_project_label"`
+}
+
+func (v *view) label(l *store.Label) LabelJSON {
+	j := LabelJSON{ID: l.ID, Name: l.Name, Color: l.Color, TextColor: textColor(l.Color), Description: l.Description,
+		DescriptionHTML: markdownHTML(l.Description), Priority: l.Priority, IsProjectLabel: true}
+	j.OpenIssuesCount, j.ClosedIssuesCount, j.OpenMergeRequestsCount = v.d.LabelCounts(l)
+	return j
+}
+
+// listLabels implements GET /projects/:id/labels (provisioning): whoever sees the project.
+func (s *Server) listLabels(c *Ctx) error {
+	c.In().Bool("with_counts")
+	c.In().Bool("include_ancestor_groups")
+	search := c.In().String("search")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	return s.store.Read(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		var items []*store.Label
+		for _, l := range d.ProjectLabels(p.ID) {
+			if search == nil || containsFold(l.Name, *search) || containsFold(l.Description, *search) {
+				items = append(items, l)
+			}
+		}
+		v := c.view(d)
+		return Paginate(c, items, nil, v.label)
+	})
+}
+
+// getLabel implements GET /projects/:id/labels/:label_id (provisioning): by id or name.
+func (s *Server) getLabel(c *Ctx) error {
+	var body LabelJSON
+	err := s.store.Read(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		raw := c.R.PathValue("label_id")
+		var l *store.Label
+		if id, err := strconv.Atoi(raw); err == nil {
+			l = d.LabelOf(p.ID, id)
+		}
+		if l == nil {
+			l = d.LabelByName(p.ID, raw)
+		}
+		if l == nil {
+			return notFound("Label")
+		}
+		body = c.view(d).label(l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
+}
+
+// createLabel implements POST /projects/:id/labels (provisioning): Reporter
+// and above; a name the project has is 409 Label already exists.
+func (s *Server) createLabel(c *Ctx) error {
+	in := c.In().Require("name", "color")
+	name, color := in.String("name"), in.String("color")
+	desc := in.StringOr("description", "")
+	priority := in.Int("priority")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	var body LabelJSON
+	err := s.store.Write(func(d *store.Data) error {
+		p, err := c.projectOf(d, "id")
+		if err != nil {
+			return err
+		}
+		if err := c.requireProjectRole(d, p, access.Reporter); err != nil {
+			return err
+		}
+		l, err := d.CreateLabel(p, *name, *color, desc, priority)
+		if errors.Is(err, store.ErrConflict) {
+			return conflict("Label already exists")
+		}
+		if err != nil {
+			return err
+		}
+		body = c.view(d).label(l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, body)
+}

@@ -1,0 +1,720 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"v4cert/reference/access"
+	"v4cert/reference/git"
+	"v4cert/reference/params"
+	"v4cert/reference/store"
+)
+
+// The spec's merge requests (Endpoints, Merge requests) and the platform's
+// provisioning around them: create, read, update, merge, delete, notes,
+// approvals. The git side lives in merge_requests_git.go, rendering and
+// permissions in merge_requests_view.go.
+
+// subscribeMergeRequestAs serves subscribe (true) and unsubscribe (false).
+func subscribeMergeRequestAs(on bool) handler {
+	return func(s *Server, c *Ctx) error { return s.subscribeMergeRequest(c, on) }
+}
+
+// approveMergeRequestAs serves approve (true) and unapprove (false).
+func approveMergeRequestAs(approve bool) handler {
+	return func(s *Server, c *Ctx) error { return s.approveMergeRequest(c, approve) }
+}
+
+// mutuallyExclusive is the platform's 400 for two parameters given together.
+func mutuallyExclusive(a, b string) *Error {
+	msg := a + ", " + b + " are mutually exclusive"
+	e := badRequest(msg)
+	e.Body["error"] = msg
+	return e
+}
+
+// readMRFields reads the attributes POST and PUT .../merge_requests share.
+func (c *Ctx) readMRFields(create bool) (store.MRFields, error) {
+	in := c.In()
+	f := store.MRFields{Title: in.String("title"), Description: in.String("description"),
+		RemoveSourceBranch: in.Bool("remove_source_branch"), Squash: in.Bool("squash"),
+		AllowCollaboration: in.Bool("allow_collaboration"), ApprovalsBeforeMerge: in.Int("approvals_before_merge")}
+	if f.AllowCollaboration == nil {
+		f.AllowCollaboration = in.Bool("allow_maintainer_to_push")
+	}
+	if create {
+		f.SourceBranch, f.TargetBranch = in.String("source_branch"), in.String("target_branch")
+	} else {
+		f.TargetBranch = in.String("target_branch")
+		f.DiscussionLocked = in.Bool("discussion_locked")
+		f.StateEvent = in.Enum("state_event", "close", "reopen")
+		f.AddLabels, f.RemoveLabels = in.Strings("add_labels"), in.Strings("remove_labels")
+	}
+	if c.P.Has("assignee_id") && c.P.Has("assignee_ids") {
+		return f, mutuallyExclusive("assignee_id", "assignee_ids")
+	}
+	switch {
+	case c.P.Has("assignee_ids"):
+		f.AssigneeIDs, f.AssigneesGiven = in.Ints("assignee_ids"), true
+	case c.P.Has("assignee_id"):
+		f.AssigneesGiven = true
+		if id := in.Int("assignee_id"); id != nil && *id > 0 {
+			f.AssigneeIDs = []int{*id}
+		}
+	}
+	if c.P.Has("reviewer_ids") {
+		f.ReviewerIDs, f.ReviewersGiven = in.Ints("reviewer_ids"), true
+	}
+	if c.P.Has("labels") {
+		f.Labels, f.LabelsGiven = in.Strings("labels"), true
+	}
+	f.MilestoneID = in.Int("milestone_id")
+	if f.ApprovalsBeforeMerge != nil && *f.ApprovalsBeforeMerge < 0 {
+		return f, invalidParam("approvals_before_merge")
+	}
+	return f, in.Err()
+}
+
+// branchError is the validation shape for a branch a merge request cannot use.
+func branchError(field, msg string) *Error { return validation(map[string][]string{field: {msg}}) }
+
+// createMergeRequest implements the platform's POST /projects/:id/merge_requests
+// (provisioning; rules merge_requests.create.*): Developer and above, two
+// existing different branches, no other open merge request between them.
+func (s *Server) createMergeRequest(c *Ctx) error {
+	c.In().Require("source_branch", "target_branch", "title")
+	f, err := c.readMRFields(true)
+	if err != nil {
+		return err
+	}
+	targetProject := c.In().Int("target_project_id")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	rc, err := s.mrRepo(c, true)
+	if err != nil {
+		return err
+	}
+	if targetProject != nil && *targetProject != rc.ProjectID {
+		// The reference has no forks: a merge request stays in its project.
+		return errorf(http.StatusUnprocessableEntity, "Source project is not a fork of the target project")
+	}
+	src, tgt := *f.SourceBranch, *f.TargetBranch
+	if src == tgt {
+		return branchError("source_branch", "You can't use same project/branch for source and target")
+	}
+	ctx := c.R.Context()
+	l := s.mr.lock(rc.ProjectID)
+	l.Lock()
+	defer l.Unlock()
+	srcHead, tgtHead, err := branchHeads(ctx, rc.Repo, src, tgt)
+	if err != nil {
+		return gitError(err, "Branch")
+	}
+	switch {
+	case srcHead == "":
+		return branchError("source_branch", "Source branch \""+src+"\" does not exist")
+	case tgtHead == "":
+		return branchError("target_branch", "Target branch \""+tgt+"\" does not exist")
+	}
+	st, err := s.evaluate(ctx, rc.ProjectID, rc.Repo, src, tgt, "", true)
+	if errors.Is(err, git.ErrUnrelated) {
+		return branchError("base", "The source and target branches have no common history")
+	}
+	if err != nil {
+		return gitError(err, "Commit")
+	}
+	var body MergeRequestDetailJSON
+	var iid int
+	err = s.store.Write(func(d *store.Data) error {
+		p, err := c.mrProjectOf(d)
+		if err != nil {
+			return err
+		}
+		if projectRole(d, c.Caller, p) < access.Developer {
+			return forbidden()
+		}
+		mr, err := d.CreateMergeRequest(p, c.Caller, f, st.version, st.check)
+		if err != nil {
+			return mrStoreError(err)
+		}
+		iid, body = mr.IID, c.view(d).mergeRequestDetail(mr, p, false)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rc.Repo.SetRef(ctx, mrHeadRef(iid), srcHead)
+	return c.JSON(http.StatusCreated, body)
+}
+
+// mrStoreError maps what the store refuses to the platform's answers.
+func mrStoreError(err error) error {
+	var dup *store.DuplicateMRError
+	if errors.As(err, &dup) {
+		return errorf(http.StatusConflict, "%s", dup.Error())
+	}
+	return err
+}
+
+// mrRepo resolves the project's repository for the merge request endpoints;
+// with write the caller must be able to push (Developer and above).
+func (s *Server) mrRepo(c *Ctx, write bool) (*repoCtx, error) {
+	if err := s.store.Read(func(d *store.Data) error {
+		_, err := c.mrProjectOf(d)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return s.repoOf(c, write)
+}
+
+// getMergeRequest implements GET /projects/:id/merge_requests/:merge_request_iid
+// (provisioning; rules merge_requests.get.*).
+func (s *Server) getMergeRequest(c *Ctx) error {
+	details := c.In().BoolOr("with_labels_details", false)
+	c.In().Bool("render_html")
+	c.In().Bool("include_diverged_commits_count")
+	c.In().Bool("include_rebase_in_progress")
+	if err := c.In().Err(); err != nil {
+		return err
+	}
+	var body MergeRequestDetailJSON
+	err := s.store.Read(func(d *store.Data) error {
+		p, mr, err := c.mrOf(d)
+		if err != nil {
+			return err
+		}
+		body = c.view(d).mergeRequestDetail(mr, p, details)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
+}
+
+// updateParams are the attributes PUT .../merge_requests/:iid takes; at least one is needed.
+var updateParams = []string{"add_labels", "allow_collaboration", "allow_maintainer_to_push", "assignee_id", "assignee_ids",
+	"description", "discussion_locked", "labels", "milestone_id", "remove_labels", "remove_source_branch", "reviewer_ids",
+	"squash", "state_event", "target_branch", "title"}
+
+// updateMergeRequest implements PUT /projects/:id/merge_requests/:merge_request_iid
+// (provisioning; rules merge_requests.update.*): the author or Developer and
+// above; a new target branch makes a new version.
+func (s *Server) updateMergeRequest(c *Ctx) error {
+	given := false
+	for _, n := range updateParams {
+		given = given || c.P.Has(n)
+	}
+	if !given {
+		return badRequest(strings.Join(updateParams, ", ") + " are missing, at least one parameter must be provided")
+	}
+	f, err := c.readMRFields(false)
+	if err != nil {
+		return err
+	}
+	if f.TargetBranch != nil && *f.TargetBranch == "" {
+		return branchError("target_branch", "can't be blank")
+	}
+	rc, err := s.mrRepo(c, false)
+	if err != nil {
+		return err
+	}
+	ctx := c.R.Context()
+	l := s.mr.lock(rc.ProjectID)
+	l.Lock()
+	defer l.Unlock()
+	// A new target branch must exist and differ from the source; the
+	// comparison is then made again.
+	var retarget *mrState
+	if f.TargetBranch != nil {
+		var source string
+		var same bool
+		err := s.store.Read(func(d *store.Data) error {
+			_, mr, err := c.mrOf(d)
+			if err == nil {
+				source, same = mr.SourceBranch, mr.TargetBranch == *f.TargetBranch || !mr.Open()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if !same {
+			if source == *f.TargetBranch {
+				return branchError("target_branch", "You can't use same project/branch for source and target")
+			}
+			if _, err := rc.Repo.Branch(ctx, *f.TargetBranch); err != nil {
+				return branchError("target_branch", "Target branch \""+*f.TargetBranch+"\" does not exist")
+			}
+			st, err := s.evaluate(ctx, rc.ProjectID, rc.Repo, source, *f.TargetBranch, "", true)
+			if err != nil && !errors.Is(err, git.ErrUnrelated) {
+				return gitError(err, "Commit")
+			}
+			retarget = &st
+		}
+	}
+	var body MergeRequestDetailJSON
+	var reopened bool
+	var mrSource, mrTarget string
+	err = s.store.Write(func(d *store.Data) error {
+		p, mr, err := c.mrOf(d)
+		if err != nil {
+			return err
+		}
+		if !canUpdateMR(d, c.Caller, p, mr) {
+			return forbidden()
+		}
+		wasClosed := mr.State == store.MRClosed
+		if err := d.UpdateMergeRequest(p, mr, f, c.Caller); err != nil {
+			return mrStoreError(err)
+		}
+		if retarget != nil && mr.Open() {
+			d.AddVersion(mr, retarget.version, retarget.check)
+		}
+		reopened, mrSource, mrTarget = wasClosed && mr.State == store.MROpened, mr.SourceBranch, mr.TargetBranch
+		body = c.view(d).mergeRequestDetail(mr, p, false)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if reopened {
+		// A reopened merge request is compared again: its branches may have
+		// moved while it was closed.
+		s.refreshLocked(ctx, rc.ProjectID, rc.Repo, mrSource, mrTarget)
+		if err := s.store.Read(func(d *store.Data) error {
+			p, mr, err := c.mrOf(d)
+			if err == nil {
+				body = c.view(d).mergeRequestDetail(mr, p, false)
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return c.JSON(http.StatusOK, body)
+}
+
+// deleteMergeRequest implements DELETE /projects/:id/merge_requests/:merge_request_iid
+// (provisioning; rule merge_requests.delete.*): project Owners and administrators.
+func (s *Server) deleteMergeRequest(c *Ctx) error {
+	return s.store.Write(func(d *store.Data) error {
+		p, mr, err := c.mrOf(d)
+		if err != nil {
+			return err
+		}
+		if projectRole(d, c.Caller, p) < access.Owner {
+			return forbidden()
+		}
+		d.DeleteMergeRequest(mr)
+		return c.NoContent()
+	})
+}
+
+// mergeMergeRequest implements PUT /projects/:id/merge_requests/:merge_request_iid/merge
+// (provisioning; rules merge_requests.merge.*). The merge request is locked
+// while git works, so nothing else changes its state meanwhile; the answers
+// are the platform's: 401 without the right to merge, 405 when it cannot
+// merge now, 409 when sha is not the source head, 422 when writing fails.
+func (s *Server) mergeMergeRequest(c *Ctx) error {
+	in := c.In()
+	mergeMsg, squashMsg := in.String("merge_commit_message"), in.String("squash_commit_message")
+	squash := in.Bool("squash")
+	removeSource := in.Bool("should_remove_source_branch")
+	sha := in.String("sha")
+	in.Bool("merge_when_pipeline_succeeds")
+	in.Bool("auto_merge")
+	if err := in.Err(); err != nil {
+		return err
+	}
+	rc, err := s.mrRepo(c, false)
+	if err != nil {
+		return err
+	}
+	var m mergeRequestGit
+	var mrID int
+	err = s.store.Write(func(d *store.Data) error {
+		p, mr, err := c.mrOf(d)
+		if err != nil {
+			return err
+		}
+		if !canMerge(d, c.Caller, p) {
+			return unauthorized()
+		}
+		if mr.State != store.MROpened || mr.Draft() || d.Blocked(mr) || mr.Check.BranchMissing ||
+			(mr.ApprovalsBeforeMerge != nil && len(mr.ApprovedBy) < *mr.ApprovalsBeforeMerge) {
+			return mergeNotAllowed()
+		}
+		author := d.User(mr.AuthorID)
+		m = mergeRequestGit{projectID: p.ID, title: mr.Title, ref: d.ProjectFullPath(p) + "!" + strconv.Itoa(mr.IID),
+			source: mr.SourceBranch, target: mr.TargetBranch, method: p.MergeMethod, squash: mr.Squash,
+			removeSource: mr.ForceRemoveSourceBranch, mergeMsg: mergeMsg, squashMsg: squashMsg, sha: sha}
+		if author != nil {
+			m.author = git.Signature{Name: author.Name, Email: author.Email}
+		} else {
+			m.author = git.Signature{Name: "Ghost User", Email: "ghost@example.com"}
+		}
+		if squash != nil {
+			m.squash = *squash
+		}
+		if removeSource != nil {
+			m.removeSource = *removeSource
+		}
+		mrID = mr.ID
+		d.LockForMerge(mr)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ctx := c.R.Context()
+	now := s.repos.Now()
+	m.author.When = now
+	out, mergeErr := s.mergeBranches(ctx, rc, m, rc.signature(now))
+	var body MergeRequestDetailJSON
+	err = s.store.Write(func(d *store.Data) error {
+		mr := d.MergeRequest(mrID)
+		if mr == nil {
+			return notFound("Merge Request")
+		}
+		if mergeErr != nil {
+			d.UnlockMerge(mr)
+			return mergeErr
+		}
+		d.MarkMerged(mr, c.Caller, out.mergeCommit, out.squashCommit, removeSource)
+		body = c.view(d).mergeRequestDetail(mr, d.Project(mr.ProjectID), false)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The target moved (and the source may be gone): the other merge
+	// requests on those branches are compared again.
+	s.refreshMergeRequests(ctx, rc.ProjectID, rc.Repo, m.target, m.source)
+	return c.JSON(http.StatusOK, body)
+}
+
+// readMRFilter reads the list attributes (Endpoints, Merge requests) shared by
+// both lists; global selects the global list's own (in, deployed_*, merged_at)
+// and the project list's (iids[]).
+func (c *Ctx) readMRFilter(global bool) (store.MRFilter, error) {
+	in := c.In()
+	f := store.MRFilter{Caller: c.Caller}
+	for _, pair := range [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"},
+		{"merge_user_id", "merge_user_username"}} {
+		if c.P.Has(pair[0]) && c.P.Has(pair[1]) {
+			return f, mutuallyExclusive(pair[0], pair[1])
+		}
+	}
+	scopes := []string{"created_by_me", "assigned_to_me", "reviews_for_me", "all"}
+	f.Scope = deref(in.Enum("scope", scopes...), "all")
+	if global && !c.P.Has("scope") {
+		f.Scope = "created_by_me"
+	}
+	f.State = deref(in.Enum("state", "all", "opened", "closed", "locked", "merged"), "all")
+	if !global && c.P.Has("iids") {
+		f.IIDs = in.Ints("iids")
+	}
+	var err error
+	if f.Author, err = userMatch(c, "author_id", "author_username", false); err != nil {
+		return f, err
+	}
+	if f.Assignee, err = userMatch(c, "assignee_id", "", true); err != nil {
+		return f, err
+	}
+	if f.Reviewer, err = userMatch(c, "reviewer_id", "reviewer_username", true); err != nil {
+		return f, err
+	}
+	if f.MergeUser, err = userMatch(c, "merge_user_id", "merge_user_username", false); err != nil {
+		return f, err
+	}
+	f.Milestone = in.String("milestone")
+	if c.P.Has("labels") {
+		f.Labels = in.Strings("labels")
+	}
+	f.MyReactionEmoji = in.String("my_reaction_emoji")
+	if f.ApprovedBy, err = idsMatch(c, "approved_by_ids"); err != nil {
+		return f, err
+	}
+	if f.Approver, err = idsMatch(c, "approver_ids"); err != nil {
+		return f, err
+	}
+	if a := in.Enum("approved", "yes", "no"); a != nil {
+		yes := *a == "yes"
+		f.Approved = &yes
+	}
+	f.CreatedAfter, f.CreatedBefore = in.Time("created_after"), in.Time("created_before")
+	f.UpdatedAfter, f.UpdatedBefore = in.Time("updated_after"), in.Time("updated_before")
+	f.Environment = in.String("environment")
+	if global {
+		f.DeployedAfter, f.DeployedBefore = in.Time("deployed_after"), in.Time("deployed_before")
+		if where := in.String("in"); where != nil {
+			for _, w := range strings.Split(*where, ",") {
+				switch strings.TrimSpace(w) {
+				case "title":
+					f.InTitle = true
+				case "description":
+					f.InDesc = true
+				default:
+					return f, invalidParam("in")
+				}
+			}
+		}
+	}
+	f.Search = in.String("search")
+	f.SourceBranch, f.TargetBranch = in.String("source_branch"), in.String("target_branch")
+	if w := in.Enum("wip", "yes", "no"); w != nil {
+		yes := *w == "yes"
+		f.Draft = &yes
+	}
+	if f.Draft == nil {
+		f.Draft = in.Bool("draft")
+	}
+	orders := []string{"created_at", "title", "updated_at"}
+	if global {
+		orders = append(orders, "merged_at")
+	}
+	f.OrderBy = deref(in.Enum("order_by", orders...), "created_at")
+	f.Sort = deref(in.Enum("sort", "asc", "desc"), "desc")
+	if err := in.Err(); err != nil {
+		return f, err
+	}
+	if f.Not, err = readMRNot(c); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// userMatch reads a user-valued filter given by id (or None/Any when
+// predefined is allowed) or by username.
+func userMatch(c *Ctx, idName, usernameName string, predefined bool) (store.UserMatch, error) {
+	if c.P.Has(idName) {
+		raw := c.In().StringOr(idName, "")
+		return parseUserMatch(idName, raw, predefined, false)
+	}
+	if usernameName != "" && c.P.Has(usernameName) {
+		raw := c.In().StringOr(usernameName, "")
+		return parseUserMatch(usernameName, raw, predefined, true)
+	}
+	return store.UserMatch{}, c.In().Err()
+}
+
+func parseUserMatch(name, raw string, predefined, username bool) (store.UserMatch, error) {
+	if k, ok := store.Predefined(raw); ok {
+		if !predefined {
+			return store.UserMatch{}, invalidParam(name)
+		}
+		return store.UserMatch{Kind: k}, nil
+	}
+	if username {
+		return store.UserMatch{Kind: "username", Username: raw}, nil
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil {
+		return store.UserMatch{}, invalidParam(name)
+	}
+	return store.UserMatch{Kind: "id", ID: id}, nil
+}
+
+// maxApprovedBy is the Limits section's cap: approved_by_ids accepts up to 5 users.
+const maxApprovedBy = 5
+
+// idsMatch reads approved_by_ids and approver_ids: up to five user ids, or None / Any.
+func idsMatch(c *Ctx, name string) (*store.IDsMatch, error) {
+	if !c.P.Has(name) {
+		return nil, nil
+	}
+	if s, ok := c.P.Raw(name).(string); ok {
+		if k, ok := store.Predefined(s); ok {
+			return &store.IDsMatch{Kind: k}, nil
+		}
+	}
+	ids := c.In().Ints(name)
+	if err := c.In().Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) > maxApprovedBy {
+		return nil, invalidParam(name)
+	}
+	return &store.IDsMatch{Kind: "ids", IDs: ids}, nil
+}
+
+// readMRNot reads not[...]: the negations of labels, milestone, author,
+// assignee, reviewer and my reaction.
+func readMRNot(c *Ctx) (store.MRNot, error) {
+	var n store.MRNot
+	if !c.P.Has("not") {
+		return n, nil
+	}
+	raw, ok := c.P.Raw("not").(map[string]any)
+	if !ok {
+		return n, invalidParam("not")
+	}
+	sub, _ := params.FromQuery("") // an empty tree to hold the hash's entries
+	for k, v := range raw {
+		sub.Set(k, v)
+	}
+	in := sub.Read()
+	for _, pair := range [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"}} {
+		if sub.Has(pair[0]) && sub.Has(pair[1]) {
+			return n, mutuallyExclusive("not["+pair[0]+"]", "not["+pair[1]+"]")
+		}
+	}
+	if sub.Has("labels") {
+		n.Labels = in.Strings("labels")
+	}
+	n.Milestone = in.String("milestone")
+	n.MyReactionEmoji = in.String("my_reaction_emoji")
+	if sub.Has("assignee_username") {
+		n.AssigneeUsername = in.Strings("assignee_username")
+	}
+	if err := in.Err(); err != nil {
+		return n, invalidParam("not")
+	}
+	read := func(key string, predefined, username bool) (store.UserMatch, error) {
+		if !sub.Has(key) {
+			return store.UserMatch{}, nil
+		}
+		raw := in.StringOr(key, "")
+		if in.Err() != nil {
+			return store.UserMatch{}, invalidParam("not")
+		}
+		return parseUserMatch("not["+key+"]", raw, predefined, username)
+	}
+	var err error
+	if n.Author, err = read("author_id", false, false); err != nil {
+		return n, err
+	}
+	if !n.Author.Set() {
+		if n.Author, err = read("author_username", false, true); err != nil {
+			return n, err
+		}
+	}
+	if n.Assignee, err = read("assignee_id", true, false); err != nil {
+		return n, err
+	}
+	if n.Reviewer, err = read("reviewer_id", true, false); err != nil {
+		return n, err
+	}
+	if !n.Reviewer.Set() {
+		if n.Reviewer, err = read("reviewer_username", true, true); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// listMergeRequests implements GET /merge_requests (rules merge_requests.list.*):
+// the merge requests the caller may read, created_by_me unless scope says
+// otherwise; anonymous callers may ask only for scope=all.
+func (s *Server) listMergeRequests(c *Ctx) error {
+	if c.Caller == nil && c.In().StringOr("scope", "") != "all" {
+		return unauthorized()
+	}
+	return s.listMRs(c, true)
+}
+
+// listProjectMergeRequests implements GET /projects/:id/merge_requests
+// (rules merge_requests.list.*): every merge request of the project by default.
+func (s *Server) listProjectMergeRequests(c *Ctx) error { return s.listMRs(c, false) }
+
+func (s *Server) listMRs(c *Ctx, global bool) error {
+	f, err := c.readMRFilter(global)
+	if err != nil {
+		return err
+	}
+	in := c.In()
+	simple := in.Enum("view", "simple") != nil
+	details := in.BoolOr("with_labels_details", false)
+	recheck := in.BoolOr("with_merge_status_recheck", false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	var items []*store.MergeRequest
+	var from *store.Project
+	err = s.store.Read(func(d *store.Data) error {
+		if !global {
+			p, err := c.mrProjectOf(d)
+			if err != nil {
+				return err
+			}
+			f.ProjectID, from = p.ID, p
+		}
+		items = d.FindMergeRequests(f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if recheck && !simple {
+		return s.listRechecked(c, items, from, details)
+	}
+	return s.store.Read(func(d *store.Data) error {
+		v := c.view(d)
+		if simple {
+			return Paginate(c, items, nil, v.mergeRequestSimple)
+		}
+		return Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON { return v.mergeRequest(mr, from, details) })
+	})
+}
+
+// listRechecked answers a list with with_merge_status_recheck=true: the open
+// merge requests of the page are checked again against their branches'
+// current heads before they render. A GET changes nothing stored: the fresh
+// check shows in this answer, and the store learns of moved branches when
+// they are written.
+func (s *Server) listRechecked(c *Ctx, items []*store.MergeRequest, from *store.Project, details bool) error {
+	_, _, start, end, err := c.offsetWindow(len(items))
+	if err != nil {
+		return err
+	}
+	type snap struct {
+		projectID      int
+		source, target string
+	}
+	snaps := map[int]snap{}
+	s.store.Read(func(d *store.Data) error {
+		for _, mr := range items[start:end] {
+			if mr.Open() {
+				snaps[mr.ID] = snap{mr.ProjectID, mr.SourceBranch, mr.TargetBranch}
+			}
+		}
+		return nil
+	})
+	fresh := map[int]store.MergeCheck{}
+	for id, sn := range snaps {
+		r, err := s.repos.Get(sn.projectID)
+		if err != nil {
+			continue
+		}
+		if st, err := s.evaluate(c.R.Context(), sn.projectID, r, sn.source, sn.target, "", false); err == nil {
+			fresh[id] = st.check
+		}
+	}
+	return s.store.Read(func(d *store.Data) error {
+		v := c.view(d)
+		return Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON {
+			if chk, ok := fresh[mr.ID]; ok {
+				cp := *mr
+				cp.Check = chk
+				mr = &cp
+			}
+			return v.mergeRequest(mr, from, details)
+		})
+	})
+}
+
+// withMR runs fn on the merge request of the path under the store's read lock.
+func (s *Server) withMR(c *Ctx, fn func(d *store.Data, p *store.Project, mr *store.MergeRequest) error) error {
+	return s.store.Read(func(d *store.Data) error {
+		p, mr, err := c.mrOf(d)
+		if err != nil {
+			return err
+		}
+		return fn(d, p, mr)
+	})
+}

@@ -1,0 +1,265 @@
+package suites
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/gomega/format"
+
+	"v4cert/proxy"
+	"v4cert/reports"
+	"v4cert/suites/workerhost"
+)
+
+// WorkerCommand is the hidden command under which `v4cert certify` runs
+// itself as a worker: `v4cert __certify-worker`, configured by workerEnv.
+const WorkerCommand = "__certify-worker"
+
+// workerEnv carries a worker's configuration (JSON, the token included): the
+// environment, not argv, so other users of the machine cannot read it in ps.
+const workerEnv = "V4CERT_CERTIFY_WORKER"
+
+// workerConfig is what one worker process needs to run its share of the specs.
+type workerConfig struct {
+	Proc        int           `json:"proc"`
+	Total       int           `json:"total"`
+	Host        string        `json:"host"`
+	Target      string        `json:"target"`
+	Token       string        `json:"token"`
+	LabelFilter string        `json:"label_filter"`
+	Seed        int64         `json:"seed"`
+	Timeout     time.Duration `json:"timeout"`
+	FailFast    bool          `json:"fail_fast"`
+	ViaProxy    bool          `json:"via_proxy"`
+	Shard       reports.Shard `json:"shard"`
+}
+
+// worker is this process's state when it is a certify worker; nil otherwise
+// (under go test and the ginkgo CLI the nodes below do nothing).
+var worker atomic.Pointer[workerState]
+
+type workerState struct {
+	cfg      workerConfig
+	proxy    *proxy.Proxy
+	proxyURL *url.URL
+	proxySet sync.Once
+}
+
+// RunWorker runs this process's share of a certify run and returns its exit
+// status. The parent (Certify) reads the results from the parallel host, not
+// from the exit status, which only says whether the worker itself got going.
+func RunWorker() int {
+	var cfg workerConfig
+	if err := json.Unmarshal([]byte(os.Getenv(workerEnv)), &cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "v4cert %s: %s: %v (this command is run by v4cert certify)\n", WorkerCommand, workerEnv, err)
+		return 2
+	}
+	os.Unsetenv(workerEnv)
+	w := &workerState{cfg: cfg}
+	if cfg.ViaProxy {
+		if err := w.startProxy(cfg.Target); err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert certify:", err)
+			return 2
+		}
+	}
+	worker.Store(w)
+
+	// The suites read their target from the environment (see TargetFromEnv);
+	// traceability is reported rule by rule (not covered) instead of failing the run.
+	os.Setenv("V4CERT_TARGET", cfg.Target)
+	os.Setenv("V4CERT_TOKEN", cfg.Token)
+	os.Setenv("V4CERT_NO_TRACE", "1")
+	os.Setenv("GINKGO_PARALLEL_PROTOCOL", workerhost.Protocol)
+
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	suiteConfig.RandomSeed = cfg.Seed
+	suiteConfig.RandomizeAllSpecs = true
+	suiteConfig.LabelFilter = cfg.LabelFilter
+	suiteConfig.Timeout = cfg.Timeout
+	suiteConfig.FailFast = cfg.FailFast
+	suiteConfig.ParallelProcess, suiteConfig.ParallelTotal, suiteConfig.ParallelHost = cfg.Proc, cfg.Total, cfg.Host
+	// Specs write through GinkgoWriter; the parent prints progress from the
+	// reports, so nothing needs the process's own output captured.
+	suiteConfig.OutputInterceptorMode = "none"
+	reporterConfig.NoColor = true
+	formatter.ColorableStdOut = io.Discard
+	RegisterFailHandler(Fail)
+	RunSpecs(certifyT{}, "v4cert certify", suiteConfig, reporterConfig)
+
+	if w.proxy != nil {
+		w.proxy.Close()
+	}
+	return 0
+}
+
+// certifyT stands in for *testing.T: Ginkgo only tells it the suite failed,
+// which the report already says rule by rule.
+type certifyT struct{}
+
+func (certifyT) Fail() {}
+
+// Each spec's report shows its own traffic alone; a worker runs only its
+// shard's specs.
+var _ = BeforeEach(func() {
+	// The previous spec's DeferCleanup traffic comes after its AfterEach
+	// drained the log; it is no part of this spec's story.
+	exchanges.drain()
+	w := worker.Load()
+	if w == nil {
+		return
+	}
+	if w.cfg.Shard.Total > 1 {
+		if k := w.cfg.Shard.Of(CurrentSpecReport().FullText()); k != w.cfg.Shard.Index {
+			Skip(fmt.Sprintf("%s %d/%d", reports.ShardSkipPrefix, k, w.cfg.Shard.Total))
+		}
+	}
+	endpointsSeen.reset() // the suite's setup traffic is no spec's
+	if w.proxyURL != nil {
+		// Forward mode: the suites keep the target's own base URL (so its
+		// Host header and the links it builds stay right) and every client
+		// shares api's transport. Set before the first spec sends anything.
+		w.proxySet.Do(func() { api.HTTP.Transport.(*http.Transport).Proxy = http.ProxyURL(w.proxyURL) })
+		w.proxy.Drain()
+	}
+})
+
+// The spec's own traffic travels to the parent with its report: which
+// endpoints it reached with which statuses, and what the proxy found in it.
+// ReportAfterEach runs after the spec's cleanups, so those are counted too.
+var _ = ReportAfterEach(func(r SpecReport) {
+	w := worker.Load()
+	if w == nil {
+		return
+	}
+	if cov := endpointsSeen.snapshot(); len(cov) > 0 {
+		AddReportEntry(reports.EntryCoverage, ReportEntryVisibilityNever, cov)
+	}
+	if w.proxy != nil {
+		var out []reports.Violation
+		for _, v := range w.proxy.Drain() {
+			out = append(out, reportViolation(v))
+		}
+		if len(out) > 0 {
+			AddReportEntry(reports.EntryViolations, ReportEntryVisibilityNever, out)
+		}
+	}
+})
+
+// Gomega formats an actual value only to build a failure message, so a
+// Response it formats is one a failing assertion names: the report shows
+// that exchange open.
+var _ = format.RegisterCustomFormatter(func(v any) (string, bool) {
+	r, ok := v.(*Response)
+	if !ok || r == nil {
+		return "", false
+	}
+	exchanges.name(r)
+	return r.String(), true
+})
+
+// startProxy puts the validating proxy (package proxy) between this worker
+// and the target, in forward mode: requests travel exactly as they would
+// without it. HTTPS would be tunnelled unchecked in forward mode, and in
+// reverse mode the target's absolute links would point past the proxy, so
+// only http targets are proxied.
+func (w *workerState) startProxy(target string) error {
+	if !strings.HasPrefix(target, "http://") {
+		return errors.New("--via-proxy needs an http:// target: HTTPS would pass the forward proxy as an unchecked tunnel")
+	}
+	p, err := proxy.New(proxy.Options{Mode: proxy.ModeValidate, Upstream: target})
+	if err != nil {
+		return fmt.Errorf("--via-proxy: %w", err)
+	}
+	base, err := p.Start("127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("--via-proxy: %w", err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		p.Close()
+		return fmt.Errorf("--via-proxy: %w", err)
+	}
+	w.proxy, w.proxyURL = p, u
+	return nil
+}
+
+func reportViolation(v proxy.Violation) reports.Violation {
+	return reports.Violation{Index: v.Index, Severity: string(v.Severity), Endpoint: v.Endpoint, Rule: v.Rule,
+		Schema: v.Schema, Pointer: v.Pointer, Expected: v.Expected, Seen: v.Seen, Method: v.Method, URL: v.URL,
+		Status: v.Status}
+}
+
+// maxExchangeBody bounds each body kept for a report.
+const maxExchangeBody = 4000
+
+// Exchange is the request and answer as a report shows them (redaction is
+// the report's job: it knows every secret of the run).
+func (r *Response) Exchange() reports.Exchange {
+	return reports.Exchange{Method: r.Method, URL: r.URL, Status: r.Status,
+		RequestBody: reports.ClipText(r.ReqBody, maxExchangeBody), ResponseBody: reports.ClipText(string(r.Body), maxExchangeBody),
+		RequestHeaders: flatten(r.ReqHeader), ResponseHeaders: flatten(r.Header), Failed: r.named}
+}
+
+func flatten(h http.Header) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = strings.Join(v, ", ")
+	}
+	return out
+}
+
+// coverageLog counts, per rulebook endpoint, the statuses the current spec's
+// answers had: the report's endpoint coverage. Requests under /api/v4 that
+// match no endpoint count under "".
+type coverageLog struct {
+	mu sync.Mutex
+	m  map[string]map[int]int
+}
+
+var endpointsSeen = &coverageLog{m: map[string]map[int]int{}}
+
+func (c *coverageLog) add(r *Response) {
+	id := ""
+	if r.Endpoint != nil {
+		id = r.Endpoint.ID
+	} else if !strings.Contains(r.URL, "/api/v4/") {
+		return // outside the API on purpose (the "!" paths of Client.Do)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[id] == nil {
+		c.m[id] = map[int]int{}
+	}
+	c.m[id][r.Status]++
+}
+
+func (c *coverageLog) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = map[string]map[int]int{}
+}
+
+// snapshot returns the counts since the last reset and starts afresh.
+func (c *coverageLog) snapshot() map[string]map[int]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.m
+	c.m = map[string]map[int]int{}
+	return out
+}
