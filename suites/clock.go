@@ -40,44 +40,59 @@ const clockTolerance = 10 * time.Second
 // the request created or changed, the timestamps the target set while
 // serving it (gjson paths). Absent or null values are left to the schema.
 var freshStamps = map[string][]string{
-	"access_requests.group.create":    {"created_at", "requested_at"},
-	"access_requests.project.create":  {"created_at", "requested_at"},
-	"award_emoji.issue_create":        {"created_at", "updated_at"},
-	"award_emoji.snippet_create":      {"created_at", "updated_at"},
-	"award_emoji.issue_note_create":   {"created_at", "updated_at"},
-	"award_emoji.snippet_note_create": {"created_at", "updated_at"},
-	"bulk_imports.create":             {"created_at", "updated_at"},
-	"bulk_imports.cancel":             {"updated_at"},
-	"commits.create":                  {"created_at", "committed_date"},
-	"commits.cherry-pick":             {"created_at", "committed_date"},
-	"commits.revert":                  {"created_at", "committed_date"},
-	"groups.create":                   {"created_at"},
-	"integrations.set":                {"updated_at"},
-	"issues.create":                   {"created_at", "updated_at"},
-	"issues.notes_create":             {"created_at", "updated_at"},
-	"jobs.pipeline":                   {"created_at", "updated_at"},
-	"jobs.retry":                      {"created_at"},
-	"members.group.create":            {"created_at"},
-	"members.project.create":          {"created_at"},
-	"projects.create":                 {"created_at"},
-	"projects.access-tokens.create":   {"created_at"},
-	"repository.tags.create":          {"created_at"},
-	"snippets.create":                 {"created_at", "updated_at"},
-	"snippets.notes_create":           {"created_at", "updated_at"},
-	"users.create":                    {"created_at"},
-	"users.tokens.create":             {"created_at"},
-	"commits.comments.create":         nil, // author.created_at is the author's account
-	"repository.branches.create":      nil, // commit.created_at is the commit's
-	"access_requests.group.approve":   nil, // the membership keeps the request's created_at
-	"access_requests.project.approve": nil,
-	"groups.share":                    nil, // answers the sharing group as it was
-	"jobs.cancel":                     nil, // answers the existing job
-	"jobs.play":                       nil,
-	"projects.edit":                   nil, // answers the existing project
-	"projects.star":                   nil,
-	"projects.archive":                nil,
-	"projects.unarchive":              nil,
-	"registry.project.edit":           nil,
+	"access_requests.group.create":          {"created_at", "requested_at"},
+	"access_requests.project.create":        {"created_at", "requested_at"},
+	"award_emoji.issue_create":              {"created_at", "updated_at"},
+	"award_emoji.snippet_create":            {"created_at", "updated_at"},
+	"award_emoji.issue_note_create":         {"created_at", "updated_at"},
+	"award_emoji.snippet_note_create":       {"created_at", "updated_at"},
+	"bulk_imports.create":                   {"created_at", "updated_at"},
+	"bulk_imports.cancel":                   {"updated_at"},
+	"commits.create":                        {"created_at", "committed_date"},
+	"commits.cherry-pick":                   {"created_at", "committed_date"},
+	"commits.revert":                        {"created_at", "committed_date"},
+	"groups.create":                         {"created_at"},
+	"integrations.set":                      {"updated_at"},
+	"issues.create":                         {"created_at", "updated_at"},
+	"issues.notes_create":                   {"created_at", "updated_at"},
+	"jobs.pipeline":                         {"created_at", "updated_at"},
+	"jobs.retry":                            {"created_at"},
+	"members.group.create":                  {"created_at"},
+	"members.project.create":                {"created_at"},
+	"projects.create":                       {"created_at"},
+	"projects.access-tokens.create":         {"created_at"},
+	"repository.tags.create":                {"created_at"},
+	"snippets.create":                       {"created_at", "updated_at"},
+	"snippets.notes_create":                 {"created_at", "updated_at"},
+	"users.create":                          {"created_at"},
+	"users.tokens.create":                   {"created_at"},
+	"award_emoji.merge_request_create":      {"created_at", "updated_at"},
+	"award_emoji.merge_request_note_create": {"created_at", "updated_at"},
+	"merge_requests.create":                 {"created_at", "updated_at"},
+	"merge_requests.update":                 {"updated_at"},
+	"merge_requests.merge":                  {"updated_at", "merged_at"},
+	"merge_requests.notes.create":           {"created_at", "updated_at"},
+	"merge_requests.todo":                   {"created_at", "updated_at"},
+	"milestones.create":                     {"created_at", "updated_at"},
+	"milestones.update":                     {"updated_at"},
+	"todos.mark_done":                       {"updated_at"},
+	"commits.comments.create":               nil, // author.created_at is the author's account
+	"merge_requests.approve":                nil, // answers the merge request's approvals, with its created_at and updated_at
+	"merge_requests.unapprove":              nil,
+	"merge_requests.blocks.create":          nil, // answers the two merge requests as they were
+	"merge_requests.subscribe":              nil, // a subscription changes no timestamp of the merge request
+	"merge_requests.unsubscribe":            nil,
+	"repository.branches.create":            nil, // commit.created_at is the commit's
+	"access_requests.group.approve":         nil, // the membership keeps the request's created_at
+	"access_requests.project.approve":       nil,
+	"groups.share":                          nil, // answers the sharing group as it was
+	"jobs.cancel":                           nil, // answers the existing job
+	"jobs.play":                             nil,
+	"projects.edit":                         nil, // answers the existing project
+	"projects.star":                         nil,
+	"projects.archive":                      nil,
+	"projects.unarchive":                    nil,
+	"registry.project.edit":                 nil,
 }
 
 // checkClock compares the fresh timestamps of an answer with its Date.

@@ -74,7 +74,7 @@ type listFixture struct {
 	World      *worldBuilder
 	Pagination string                // the endpoint's own pagination rule
 	Defaults   map[string]defaultRow // keyed by parameter
-	Filters    map[string]filterRow  // keyed by parameter
+	Filters    map[string]filterRow  // keyed by parameter, or by parameter and a word naming the kind of value (paramOf)
 	Others     map[string]string     // the endpoint's other parameters, and why no row here checks them
 }
 
@@ -155,13 +155,21 @@ func describeWorld(b *worldBuilder, endpoints []*specs.Endpoint) {
 						rowLabels(row.Rule, p), func(ctx SpecContext) { checkDefault(ctx, e, world(), p, row) })
 				}
 				for _, name := range sortedKeys(fx.Filters) {
-					row, p := fx.Filters[name], e.Param(name)
+					row, p := fx.Filters[name], e.Param(paramOf(name))
 					It(fmt.Sprintf("narrows the list to the items matching %s", name),
 						rowLabels(row.Rule, p), func(ctx SpecContext) { checkFilter(ctx, world(), name, row) })
 				}
 			})
 		}
 	})
+}
+
+// paramOf is the parameter a filter row is keyed by: the key's first word,
+// so that one parameter can have a row per kind of value ("labels",
+// "labels None", "labels any").
+func paramOf(key string) string {
+	name, _, _ := strings.Cut(key, " ")
+	return name
 }
 
 func rowLabels(rule string, p *specs.Param) Labels {
@@ -498,9 +506,6 @@ func tableProblems() []string {
 func listTableProblems() []string {
 	var out []string
 	for _, e := range book.Endpoints {
-		if e.Provisioning {
-			continue
-		}
 		fx := listFixtures[e.ID]
 		paginated := e.Pagination == "offset" || e.Pagination == "keyset"
 		list := paginated || e.Array
@@ -554,7 +559,7 @@ func listTableProblems() []string {
 			}
 		}
 		for name, row := range fx.Filters {
-			check("filter", name, row.Rule)
+			check("filter", paramOf(name), row.Rule)
 			for _, a := range row.Also {
 				check("filter", a, "")
 			}
@@ -572,11 +577,8 @@ func (fx *listFixture) placesDefault(name string) bool {
 }
 
 func (fx *listFixture) placesFilter(name string) bool {
-	if _, ok := fx.Filters[name]; ok {
-		return true
-	}
-	for _, row := range fx.Filters {
-		if slices.Contains(row.Also, name) {
+	for key, row := range fx.Filters {
+		if paramOf(key) == name || slices.Contains(row.Also, name) {
 			return true
 		}
 	}

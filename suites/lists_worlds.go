@@ -148,13 +148,14 @@ var accessRequestsWorld = &worldBuilder{Name: "access requests", Build: func(ctx
 	}
 }}
 
-// Emoji reactions: an issue, a snippet and a note on each in a public
-// project, each with twenty-one reactions of different names.
+// Emoji reactions: an issue, a snippet, a merge request and a note on each
+// in a public project (with a repository, for the merge request), each with
+// twenty-one reactions of different names.
 var awardNames = []string{"thumbsup", "thumbsdown", "smile", "heart", "tada", "rocket", "eyes", "laughing", "confused", "fire",
 	"star", "clap", "coffee", "ok_hand", "wave", "100", "sparkles", "bulb", "bug", "zap", "hourglass"}
 
 var reactionsWorld = &worldBuilder{Name: "emoji reactions", Build: func(ctx SpecContext) map[string]*listWorld {
-	p := NewProject(ctx, api, ProjectOpts{"visibility": "public"})
+	p := NewProject(ctx, api, ProjectOpts{"visibility": "public", "initialize_with_readme": true})
 	out := map[string]*listWorld{}
 	for _, f := range awardForms {
 		a := newAwardable(ctx, f, p, "public")
@@ -850,12 +851,16 @@ var filesWorld = &worldBuilder{Name: "repository files", Build: func(ctx SpecCon
 	obj := api.Post(ctx, p.Repo("/lfs_objects"), Body(map[string]any{"content": "large " + Unique("content")}), Unchecked())
 	if obj.Status == http.StatusNotFound {
 		skip := "the target has no provisioning route for large-file objects (the reference's POST /projects/:id/repository/lfs_objects)"
-		out["files.raw"], out["files.raw.head"] = &listWorld{Skip: skip}, &listWorld{Skip: skip}
+		out["files.raw"], out["files.raw.head"], out["repository.lfs.create"] = &listWorld{Skip: skip}, &listWorld{Skip: skip}, &listWorld{Skip: skip}
 	} else {
 		Expect(obj).To(HaveStatus(http.StatusCreated))
 		p.Put(ctx, p.DefaultBranch, map[string]string{"big.bin": obj.Get("pointer").String()})
 		out["files.raw"] = &listWorld{By: api, Path: p.File("big.bin", "/raw"), Query: values("ref", p.DefaultBranch)}
 		out["files.raw.head"] = &listWorld{By: api, Path: p.File("big.bin", "/raw"), Query: values("ref", p.DefaultBranch)}
+		// The Base64 of eight bytes: stored as sent it is twelve bytes long.
+		out["repository.lfs.create"] = &listWorld{By: api, Act: func(ctx SpecContext, params map[string]any) *Response {
+			return api.Post(ctx, p.Repo("/lfs_objects"), Body(merged(map[string]any{"content": b64("large 01")}, params)))
+		}}
 	}
 	q := NewRepoProject(ctx, api)
 	q.Put(ctx, q.DefaultBranch, map[string]string{"updated.txt": "first\n"})
@@ -972,8 +977,10 @@ var registryListsWorld = &worldBuilder{Name: "container registry", Build: func(c
 var _ = register(map[string]*listFixture{
 	"files.raw":      {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.3"}}},
 	"files.raw.head": {World: filesWorld, Defaults: map[string]defaultRow{"lfs": {Rule: "files.raw.4", Headers: []string{"Content-Length"}}}},
-	"files.create":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.create.3", Other: "base64"}}},
-	"files.update":   {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.update.4", Other: "base64"}}},
+	"repository.lfs.create": {World: filesWorld, Defaults: map[string]defaultRow{
+		"encoding": {Rule: "repository.lfs.1", Other: "base64", Fields: []string{"size", "oid"}}}},
+	"files.create": {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.create.3", Other: "base64"}}},
+	"files.update": {World: filesWorld, Defaults: map[string]defaultRow{"encoding": {Rule: "files.update.4", Other: "base64"}}},
 	"files.blame": {Others: map[string]string{
 		"ref":          "names the revision rather than filtering (files.blame rules)",
 		"range":        "bounds the lines blamed; files.blame rules check the ranges",
