@@ -11,7 +11,7 @@ OUT     ?= out/certify
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi
+.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -26,7 +26,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
+test: vet unit clients-js-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the platform's JS client (when node is on PATH), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -41,6 +41,17 @@ unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the pl
 	cd reference/registry/conformance && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd proxy/vcr4test && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd specs/openapitest && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+clients-js: build ## the platform's JavaScript client (@gitbeaker/rest, pinned in reference/clients/js) against `v4cert serve`; needs Node 20+ and npm
+	@$(NODE20) || { echo "clients-js: needs Node 20 or later and npm on PATH"; exit 1; }
+	cd reference/clients/js && npm ci --no-audit --no-fund --loglevel=error && V4CERT_BIN=$(abspath $(BIN)) node --test --test-reporter=spec
+
+# Node is not among what a fresh clone needs (Go and git), so make test runs the
+# JavaScript client where Node 20+ and npm are installed, and says so where not.
+NODE20 := node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null && command -v npm >/dev/null
+clients-js-if-node:
+	@if $(NODE20); then $(MAKE) --no-print-directory clients-js; \
+	else echo "clients-js: SKIPPED, Node 20+ and npm are not on PATH (install them and run make clients-js)"; fi
 
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out

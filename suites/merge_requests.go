@@ -476,6 +476,13 @@ var _ = Describe("PUT /projects/:id/merge_requests/:merge_request_iid", Label("a
 		Expect(r.Get("labels").Raw).To(MatchJSON(`["z"]`))
 		Expect(r.Get("milestone").Type.String()).To(Equal("Null"))
 		Expect(r.Get("assignees").Raw).To(MatchJSON(`[]`))
+		// Arrays of names, as the platform's clients also send them (its labels parameters are string arrays).
+		r = w.Owner.Put(ctx, w.P.MR(mr.IID, ""), Body(map[string]any{"labels": []string{"x", "y"}}))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("labels").Value()).To(ConsistOf("x", "y"))
+		r = w.Owner.Put(ctx, w.P.MR(mr.IID, ""), Body(map[string]any{"add_labels": []string{"w"}, "remove_labels": []string{"x"}}))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("labels").Value()).To(ConsistOf("w", "y"))
 		Expect(w.P.getMR(ctx, api, mr.IID).Get("title").String()).To(Equal("New title"))
 	})
 

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,5 +23,34 @@ var _ = Describe("GET /projects", Label("area:projects", "endpoint:projects.list
 		Expect(r.IDs()).To(ConsistOf(tagged.ID, both.ID))
 		Expect(api.Get(ctx, "/projects", Q("topic", other)).IDs()).To(ConsistOf(both.ID, untagged.ID))
 		Expect(api.Get(ctx, "/projects", Q("topic", Unique("none"))).IDs()).To(BeEmpty())
+	})
+
+	It("pages by keyset ordered by id, both ways", Label("rule:projects.keyset.1"), func(ctx SpecContext) {
+		prefix := Unique("ksp")
+		var ids []int
+		for i := range 3 {
+			ids = append(ids, NewProject(ctx, api, ProjectOpts{"name": fmt.Sprintf("%s-%d", prefix, i)}).ID)
+		}
+		for _, dir := range []string{"asc", "desc"} {
+			want := sortedAsc(ids)
+			if dir == "desc" {
+				want = sortedDesc(ids)
+			}
+			r := api.Get(ctx, "/projects", Q("pagination", "keyset"), Q("order_by", "id"), Q("sort", dir), Q("per_page", 2), Q("search", prefix))
+			var seen []int
+			for pages := 0; ; pages++ {
+				Expect(pages).To(BeNumerically("<", 3), "keyset pagination must end")
+				Expect(r).To(HaveStatus(http.StatusOK))
+				seen = append(seen, r.IDs()...)
+				next := linkRel(r, "next")
+				if next == "" {
+					Expect(r.Header.Get("Link")).To(BeEmpty(), "at the end there is no Link header")
+					break
+				}
+				Expect(linkRels(r)).To(Equal([]string{"next"}), "keyset pages link only to the next page")
+				r = api.Get(ctx, "!"+stripBase(next))
+			}
+			Expect(seen).To(Equal(want), "sort=%s: every project once, in id order", dir)
+		}
 	})
 })

@@ -125,9 +125,20 @@ func (s *Server) listProjects(c *Ctx) error {
 			}
 			items = append(items, p)
 		}
+		// Keyset pages (Limits 4: projects, order_by=id) walk the same filtered
+		// projects by id (sortProjects has no "id" field: its tie-break is the id).
+		byID := func() []*store.Project {
+			ps := append([]*store.Project(nil), items...)
+			sortProjects(ps, "id", "asc")
+			return ps
+		}
+		ks := &Keyset[*store.Project]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc",
+			Orders: map[string]KeysetOrder[*store.Project]{
+				"id": {Sorted: byID, Key: func(p *store.Project) Cursor { return Cursor{ID: p.ID} }},
+			}}
 		sortProjects(items, deref(orderBy, "created_at"), deref(sortDir, "desc"))
 		v := c.view(d)
-		return Paginate(c, items, nil, func(p *store.Project) any { return v.project(p) })
+		return Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
 	})
 }
 
