@@ -127,6 +127,7 @@ func (m headerMatcher) message(actual any, expected string) string {
 	got := "it is absent"
 	r, _ := actual.(*Response)
 	if r != nil {
+		exchanges.name(r) // the message prints it with %v, not through Gomega's formatter
 		if vals, ok := r.Header[m.name]; ok {
 			got = fmt.Sprintf("it holds %q", vals)
 		}
