@@ -73,9 +73,19 @@ type worldBuilder struct {
 type listFixture struct {
 	World      *worldBuilder
 	Pagination string                // the endpoint's own pagination rule
+	Keyset     keysetRow             // for an endpoint with keyset pagination: how to ask for it
 	Defaults   map[string]defaultRow // keyed by parameter
 	Filters    map[string]filterRow  // keyed by parameter, or by parameter and a word naming the kind of value (paramOf)
 	Others     map[string]string     // the endpoint's other parameters, and why no row here checks them
+}
+
+// keysetRow asks for keyset pagination on the world's list: the pages
+// followed through Link rel=next alone hold every item of the list once, and
+// every link keeps every other parameter of the request (the world's base
+// query among them).
+type keysetRow struct {
+	Rule  string // the endpoint's keyset rule
+	Query string // the raw query selecting keyset pagination, with the order it needs
 }
 
 // defaultRow checks one parameter's default.
@@ -148,6 +158,11 @@ func describeWorld(b *worldBuilder, endpoints []*specs.Endpoint) {
 					It("defaults per_page to 20, honours it up to 100, and keeps every other parameter in each Link rel",
 						Label("rule:"+fx.Pagination, "rule:limits.pagination.1", "rule:limits.pagination.2"),
 						func(ctx SpecContext) { checkPagination(ctx, world()) })
+				}
+				if fx.Keyset.Rule != "" {
+					It("pages by keyset through Link rel=next alone, every item once, each link keeping every other parameter",
+						Label("rule:"+fx.Keyset.Rule, "rule:limits.pagination.4"),
+						func(ctx SpecContext) { checkKeyset(ctx, world(), fx.Keyset) })
 				}
 				for _, name := range sortedKeys(fx.Defaults) {
 					row, p := fx.Defaults[name], e.Param(name)
@@ -305,6 +320,57 @@ func checkPagination(ctx SpecContext, w *listWorld) {
 		r = w.By.Get(ctx, "!"+stripBase(next))
 	}
 	Expect(walked).To(Equal(everything), "the pages hold every item once, in order")
+}
+
+// checkKeyset is the keyset row (Limits, pagination 3): walked a few items
+// at a time through rel=next, the keyset pages hold the items the offset
+// list holds, each once; no page has a rel other than next; every next link
+// leads to the same list and keeps every parameter of the request but the
+// position it moves (page, cursor, id_after); the walk ends at a page
+// without rel=next.
+func checkKeyset(ctx SpecContext, w *listWorld, row keysetRow) {
+	all := w.get(ctx, w.By, values("per_page", "100"))
+	Expect(all).To(HaveStatus(http.StatusOK))
+	everything := w.keys(all)
+	Expect(everything).To(HaveLen(w.Items), "per_page=100 lists all %d items:\n%s", w.Items, all)
+
+	k := max(1, min(7, (w.Items+2)/3))
+	extra := w.fill(row.Query)
+	extra.Set("per_page", strconv.Itoa(k))
+	sent := w.query(extra)
+	r := w.get(ctx, w.By, extra)
+	var walked []string
+	// A full last page may still link to an empty one after it.
+	for page := 1; ; page++ {
+		Expect(page).To(BeNumerically("<=", w.Items/k+1), "keyset links lead past the end of the list")
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r).To(HaveHeader("X-Per-Page", strconv.Itoa(k)))
+		Expect(len(r.JSON().Array())).To(BeNumerically("<=", k), "a keyset page holds at most per_page items:\n%s", r)
+		walked = append(walked, w.keys(r)...)
+		next := linkRel(r, "next")
+		for _, rel := range linkRels(r) {
+			Expect(rel).To(Equal("next"), "keyset pages link only to the next page:\n%s", r)
+		}
+		if next == "" {
+			break
+		}
+		u, err := url.Parse(next)
+		Expect(err).NotTo(HaveOccurred(), "rel=next %q", next)
+		reqURL, err := url.Parse(r.URL)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.EscapedPath()).To(Equal(reqURL.EscapedPath()), "rel=next leads to the same list")
+		got := u.Query()
+		for name, vals := range sent {
+			if name == "page" || name == "cursor" || name == "id_after" {
+				continue
+			}
+			Expect(got[name]).To(Equal(vals), "rel=next keeps %s of the request: %s", name, next)
+		}
+		sent = got
+		r = w.By.Get(ctx, "!"+stripBase(next))
+	}
+	Expect(slices.Compact(slices.Sorted(slices.Values(walked)))).To(HaveLen(len(walked)), "no item twice in the keyset pages: %v", walked)
+	Expect(walked).To(ConsistOf(everything), "the keyset pages hold every item of the list")
 }
 
 // checkLinks holds every rel of r's Link header to the request: the same
@@ -543,6 +609,17 @@ func listTableProblems() []string {
 		}
 		if fx.Pagination != "" && book.Rule(fx.Pagination) == nil {
 			out = append(out, fmt.Sprintf("listFixtures[%q] names unknown rule %s", id, fx.Pagination))
+		}
+		if fx.Keyset.Rule != "" && book.Rule(fx.Keyset.Rule) == nil {
+			out = append(out, fmt.Sprintf("listFixtures[%q] names unknown keyset rule %s", id, fx.Keyset.Rule))
+		}
+		if e.Pagination == "keyset" && fx.World != nil && fx.Keyset.Rule == "" {
+			out = append(out, fmt.Sprintf("endpoint %s (%s %s) pages by keyset but listFixtures[%q] has no Keyset row: "+
+				"add Keyset: keysetRow{Rule: \"<its keyset rule>\", Query: \"pagination=keyset&order_by=<an order it pages by>\"}", id, e.Method, e.Path, id))
+		}
+		if e.Pagination == "keyset" && e.Param("pagination") == nil {
+			out = append(out, fmt.Sprintf("endpoint %s (%s %s) pages by keyset but declares no pagination parameter: add {name: pagination, type: string, values: [offset, keyset]} to its params",
+				id, e.Method, e.Path))
 		}
 		check := func(kind, name, rule string) {
 			if e.Param(name) == nil {

@@ -392,6 +392,7 @@ var usersWorld = &worldBuilder{Name: "users", Build: func(ctx SpecContext) map[s
 
 var _ = register(map[string]*listFixture{
 	"users.list": {World: usersWorld, Pagination: "limits.pagination.1",
+		Keyset: keysetRow{Rule: "users.list.14", Query: "pagination=keyset&order_by=username&sort=asc"},
 		Defaults: map[string]defaultRow{
 			"active":               {Rule: "users.list.4"},
 			"blocked":              {Rule: "users.list.4"},
@@ -430,8 +431,8 @@ var _ = register(map[string]*listFixture{
 			"created_before":         "as created_after",
 			"two_factor":             "no provisioning call enables two-factor authentication; users.list.12 checks that enabled lists none of the fixtures",
 			"with_custom_attributes": "adds custom_attributes rather than filtering (users.list.15)",
-			"pagination":             "keyset pagination (users.list.14, limits.pagination.4)",
-			"cursor":                 "keyset pagination (users.list.14, limits.pagination.4)",
+			"pagination":             "selects keyset pagination, which the Keyset row walks (users.list.14, limits.pagination.4)",
+			"cursor":                 "the position a keyset link names (users.list.14, limits.pagination.4)",
 		}},
 })
 
@@ -610,6 +611,7 @@ var projectsWorld = &worldBuilder{Name: "projects", Build: func(ctx SpecContext)
 
 var _ = register(map[string]*listFixture{
 	"groups.list": {World: groupsWorld, Pagination: "groups.list.22",
+		Keyset: keysetRow{Rule: "groups.list.21", Query: "pagination=keyset&order_by=name&sort=asc"},
 		Defaults: map[string]defaultRow{
 			"order_by":   {Rule: "groups.list.10", Other: "path"},
 			"sort":       {Rule: "groups.list.10", Other: "desc"},
@@ -630,8 +632,8 @@ var _ = register(map[string]*listFixture{
 			"with_custom_attributes": "adds custom_attributes rather than filtering (groups.list.16)",
 			"repository_storage":     "paid tier: no provisioning call puts a group on another storage, so every group shares one",
 			"marked_for_deletion_on": "paid tier: no provisioning call marks a group for deletion without deleting it",
-			"pagination":             "keyset pagination (groups.list.21)",
-			"cursor":                 "keyset pagination (groups.list.21)",
+			"pagination":             "selects keyset pagination, which the Keyset row walks (groups.list.21)",
+			"cursor":                 "the position a keyset link names (groups.list.21)",
 		}},
 	"groups.get": {World: groupsWorld, Defaults: map[string]defaultRow{"with_projects": {Rule: "groups.get.7"}}},
 	"groups.projects": {World: groupProjectsWorld, Pagination: "groups.projects.20",
@@ -662,6 +664,7 @@ var _ = register(map[string]*listFixture{
 		},
 		Others: map[string]string{"with_custom_attributes": "adds custom_attributes rather than filtering (groups.projects.17)"}},
 	"projects.list": {World: projectsWorld, Pagination: "projects.list.1",
+		Keyset: keysetRow{Rule: "projects.keyset.1", Query: "pagination=keyset&order_by=id&sort=asc"},
 		Filters: map[string]filterRow{
 			"topic":      {Rule: "projects.topic.1", Query: "topic={topic}", Want: "topic"},
 			"search":     {Rule: "projects.list.2", Query: "search={search}", Want: "searched"},
@@ -670,8 +673,10 @@ var _ = register(map[string]*listFixture{
 			"membership": {Rule: "projects.list.5", Query: "membership=true", Want: "membership"},
 		},
 		Others: map[string]string{
-			"order_by": "orders rather than filters; the spec states no default for GET /projects",
-			"sort":     "orders rather than filters; the spec states no default for GET /projects",
+			"order_by":   "orders rather than filters; the spec states no default for GET /projects (order_by=id orders the Keyset row's pages)",
+			"sort":       "orders rather than filters; the spec states no default for GET /projects",
+			"pagination": "selects keyset pagination, which the Keyset row walks with the world's search kept (projects.keyset.1)",
+			"cursor":     "the position a keyset link names (projects.keyset.1)",
 		}},
 })
 
@@ -1005,11 +1010,13 @@ var _ = register(map[string]*listFixture{
 		"tags_count": {Rule: "registry.repositories.list.2"},
 	}},
 	"registry.repositories.group-list": {World: registryListsWorld, Pagination: "registry.repositories.group-list.3"},
-	"registry.tags.list": {World: registryListsWorld, Pagination: "registry.tags.list.1", Others: map[string]string{
-		"pagination": "keyset pagination (registry.tags.list.2)",
-		"order_by":   "keyset pagination (registry.tags.list.2)",
-		"sort":       "keyset pagination (registry.tags.list.2)",
-	}},
+	"registry.tags.list": {World: registryListsWorld, Pagination: "registry.tags.list.1",
+		Keyset: keysetRow{Rule: "registry.tags.list.2", Query: "pagination=keyset&order_by=name&sort=desc"},
+		Others: map[string]string{
+			"pagination": "selects keyset pagination, which the Keyset row walks (registry.tags.list.2)",
+			"order_by":   "orders the keyset pages (registry.tags.list.2)",
+			"sort":       "orders the keyset pages (registry.tags.list.2)",
+		}},
 	"registry.repositories.get": {World: registryListsWorld, Defaults: map[string]defaultRow{
 		"tags":       {Rule: "registry.repositories.get.1"},
 		"tags_count": {Rule: "registry.repositories.get.1"},
@@ -1222,10 +1229,11 @@ func sharedRunnerRules(param string) string {
 
 var _ = register(map[string]*listFixture{
 	"jobs.list": {World: jobsWorld, Pagination: "jobs.list.5",
+		Keyset:  keysetRow{Rule: "jobs.list.4", Query: "pagination=keyset&order_by=id&sort=desc"},
 		Filters: map[string]filterRow{"scope": {Rule: "jobs.list.2", Query: "scope=running", Want: "running"}},
 		Others: map[string]string{
-			"pagination": "keyset pagination (jobs.list.4)", "order_by": "keyset pagination (jobs.list.4)",
-			"sort": "keyset pagination (jobs.list.4)", "cursor": "keyset pagination (jobs.list.4)",
+			"pagination": "selects keyset pagination, which the Keyset row walks (jobs.list.4)", "order_by": "orders the keyset pages (jobs.list.4)",
+			"sort": "orders the keyset pages (jobs.list.4)", "cursor": "the position a keyset link names (jobs.list.4)",
 		}},
 	"jobs.pipeline_jobs": {World: jobsWorld, Pagination: "jobs.pipeline_jobs.4",
 		Defaults: map[string]defaultRow{"include_retried": {Rule: "jobs.pipeline_jobs.2"}},

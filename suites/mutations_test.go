@@ -227,6 +227,47 @@ func hourOff(v any) any {
 
 var linkURL = regexp.MustCompile(`<([^>]+)>`)
 
+// editLinks rewrites the query of every Link of answers to GETs of paths matching re.
+func editLinks(re *regexp.Regexp, edit func(url.Values) url.Values) func(*http.Response) error {
+	return func(res *http.Response) error {
+		if !re.MatchString(res.Request.URL.EscapedPath()) || res.Header.Get("Link") == "" {
+			return nil
+		}
+		res.Header.Set("Link", linkURL.ReplaceAllStringFunc(res.Header.Get("Link"), func(m string) string {
+			u, err := url.Parse(m[1 : len(m)-1])
+			if err != nil {
+				return m
+			}
+			u.RawQuery = edit(u.Query()).Encode()
+			return "<" + u.String() + ">"
+		}))
+		return nil
+	}
+}
+
+// keepLinkParams keeps only the named parameters in the links.
+func keepLinkParams(re *regexp.Regexp, names ...string) func(*http.Response) error {
+	return editLinks(re, func(q url.Values) url.Values {
+		out := url.Values{}
+		for _, n := range names {
+			if v := q.Get(n); v != "" {
+				out.Set(n, v)
+			}
+		}
+		return out
+	})
+}
+
+// dropLinkParams drops the named parameters from the links.
+func dropLinkParams(re *regexp.Regexp, names ...string) func(*http.Response) error {
+	return editLinks(re, func(q url.Values) url.Values {
+		for _, n := range names {
+			q.Del(n)
+		}
+		return q
+	})
+}
+
 var mutations = []mutation{
 	{
 		name:    "member lists default to 10 per page",
@@ -238,26 +279,13 @@ var mutations = []mutation{
 		name:   "the group list's Link rels drop the request's filters",
 		filter: "endpoint:groups.list && rule:groups.list.22",
 		fails:  []string{"groups.list.22"},
-		answer: func(res *http.Response) error {
-			if res.Request.URL.EscapedPath() != "/api/v4/groups" {
-				return nil
-			}
-			res.Header.Set("Link", linkURL.ReplaceAllStringFunc(res.Header.Get("Link"), func(m string) string {
-				u, err := url.Parse(m[1 : len(m)-1])
-				if err != nil {
-					return m
-				}
-				q := url.Values{}
-				for _, keep := range []string{"page", "per_page"} {
-					if v := u.Query().Get(keep); v != "" {
-						q.Set(keep, v)
-					}
-				}
-				u.RawQuery = q.Encode()
-				return "<" + u.String() + ">"
-			}))
-			return nil
-		},
+		answer: keepLinkParams(regexp.MustCompile(`^/api/v4/groups$`), "page", "per_page"),
+	},
+	{
+		name:   "the project list's keyset links drop the request's filters",
+		filter: "endpoint:projects.list && rule:projects.keyset.1",
+		fails:  []string{"projects.keyset.1"},
+		answer: dropLinkParams(regexp.MustCompile(`^/api/v4/projects$`), "search"),
 	},
 	{
 		name:    "GET /groups computes statistics for administrators when not asked",
@@ -306,6 +334,12 @@ var mutations = []mutation{
 		filter:  "endpoint:topics.list && rule:topics.list.7",
 		fails:   []string{"topics.list.7"},
 		request: ignore(regexp.MustCompile(`^/api/v4/topics$`), "organization_id"),
+	},
+	{
+		name:    "project merge requests ignore not[labels]",
+		filter:  "endpoint:merge_requests.project_list && rule:merge_requests.list.16",
+		fails:   []string{"merge_requests.list.16"},
+		request: ignore(regexp.MustCompile(`^/api/v4/projects/[^/]+/merge_requests$`), "not[labels]"),
 	},
 	{
 		name:    "pipeline jobs include retried jobs by default",
