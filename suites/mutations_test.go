@@ -166,12 +166,21 @@ func setDefault(re *regexp.Regexp, name, value string) func(*http.Request) {
 	}
 }
 
-// ignore drops the parameter name from GETs of paths matching re.
-func ignore(re *regexp.Regexp, name string) func(*http.Request) {
+// ignore drops the named parameters from GETs of paths matching re.
+func ignore(re *regexp.Regexp, names ...string) func(*http.Request) {
 	return func(r *http.Request) {
 		q := r.URL.Query()
-		if r.Method == http.MethodGet && re.MatchString(r.URL.EscapedPath()) && q.Has(name) {
-			q.Del(name)
+		if r.Method != http.MethodGet || !re.MatchString(r.URL.EscapedPath()) {
+			return
+		}
+		changed := false
+		for _, name := range names {
+			if q.Has(name) {
+				q.Del(name)
+				changed = true
+			}
+		}
+		if changed {
 			r.URL.RawQuery = q.Encode()
 		}
 	}
@@ -310,6 +319,18 @@ var mutations = []mutation{
 		filter:  "endpoint:users.list && rule:users.list.6",
 		fails:   []string{"users.list.6"},
 		request: ignore(regexp.MustCompile(`^/api/v4/users$`), "exclude_internal"),
+	},
+	{
+		name:    "GET /users ignores without_project_bots and humans",
+		filter:  "endpoint:users.list && rule:users.list.6",
+		fails:   []string{"users.list.6"},
+		request: ignore(regexp.MustCompile(`^/api/v4/users$`), "without_project_bots", "humans"),
+	},
+	{
+		name:    "GET /users ignores the administrator filters auditors, saml_provider_id and skip_ldap",
+		filter:  "endpoint:users.list && (rule:users.list.17 || rule:users.list.18 || rule:users.list.19)",
+		fails:   []string{"users.list.17", "users.list.18", "users.list.19"},
+		request: ignore(regexp.MustCompile(`^/api/v4/users$`), "auditors", "saml_provider_id", "skip_ldap"),
 	},
 	{
 		name:    "GET /users takes extern_uid without its provider",
