@@ -13,7 +13,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit suites suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
+.PHONY: help run build test vet unit suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -28,7 +28,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit clients-js-if-node suites suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the platform's JS client (when node is on PATH), the suites with traceability, the suites on a persisted reference, certify of the reference
+test: vet unit clients-js-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the platform's JS client (when node is on PATH), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -61,6 +61,15 @@ clients-js-if-node:
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out
 	$(GINKGO) -p --procs=$(PROCS) --randomize-all --no-color --timeout=20m ./suites > out/suites.log 2>&1; rc=$$?; cat out/suites.log; exit $$rc
+
+suites-ratelimit: ## errors.ratelimit.1 against an in-process reference that limits each client to 20 requests a second (the main run declares no limit)
+	@mkdir -p out
+	V4CERT_RATE_LIMIT=20 $(GINKGO) --label-filter='rule:errors.ratelimit.1' --no-color ./suites > out/suites-ratelimit.log 2>&1 && grep -q ' 1 Passed ' out/suites-ratelimit.log || { cat out/suites-ratelimit.log; exit 1; }
+
+suites-mutations: ## break the reference on purpose in quiet ways (a rewriting proxy) and require the specs that must notice to fail
+	@mkdir -p out
+	V4CERT_MUTATIONS=1 $(GO) test -count=1 -run '^TestMutations$$' -v ./suites > out/suites-mutations.log 2>&1 || { cat out/suites-mutations.log; exit 1; }
+	@grep -c 'fails as it should' out/suites-mutations.log | sed 's/^/suites-mutations: specs failing as they should: /'
 
 bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker; a full certify over a 50 ms round trip per CERTIFY_PROCS
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=2s ./reference/...

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -74,10 +75,16 @@ type Instance struct {
 	gate sync.RWMutex
 }
 
-// MaxHeaderBytes is what servers of the reference should allow for the request
-// line and headers: large enough that over-long query strings are answered
-// with the spec's 414 rather than net/http's 431.
+// MaxHeaderBytes is what servers of the reference allow for the request line
+// and headers: large enough that over-long query strings are answered with
+// the spec's 414 (Endpoints convention 4) rather than net/http's 431.
 const MaxHeaderBytes = 16 << 20
+
+// HTTPServer is the server every way of running the reference uses (`v4cert
+// serve` and the in-process suites alike), so their limits cannot drift apart.
+func (i *Instance) HTTPServer() *http.Server {
+	return &http.Server{Handler: i.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes}
+}
 
 // RootScopes are the scopes of the administrator's token: everything, sudo included.
 var RootScopes = []string{"api", "read_api", "read_user", "read_repository", "write_repository", "sudo", "admin_mode"}

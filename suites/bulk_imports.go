@@ -236,6 +236,7 @@ var _ = Describe("GET /bulk_imports/:id/entities/:entity_id", Label("area:bulk_i
 		Expect(e.Get("destination_full_path").String()).To(Equal(w.Dest.FullPath + "/" + slug))
 		Expect(e.Get("failures").IsArray()).To(BeTrue())
 		Expect(e.Get("stats").IsObject()).To(BeTrue())
+		expectOnClock("the entity's created_at", e.Get("created_at").String(), r)
 	})
 
 	It("defaults migrate_projects and migrate_memberships to true", Label("rule:bulk_imports.entity.2"), func(ctx SpecContext) {

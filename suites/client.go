@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -69,12 +70,28 @@ func (r *Response) Strings(field string) []string {
 	return out
 }
 
+// String prints the exchange for a failure message: the request line, the
+// status, the answer's headers in name order (pagination and clock checks
+// fail on them) and the start of the body.
 func (r *Response) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n→ %d\n", r.Method, r.URL, r.Status)
+	names := make([]string, 0, len(r.Header))
+	for name := range r.Header {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, v := range r.Header[name] {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
 	body := string(r.Body)
 	if len(body) > 2000 {
 		body = body[:2000] + "…"
 	}
-	return fmt.Sprintf("%s %s\n→ %d\n%s", r.Method, r.URL, r.Status, body)
+	b.WriteString("\n" + body)
+	return b.String()
 }
 
 // Opt shapes one request.
@@ -232,6 +249,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	if !req.noCheck {
 		Expect(resp).To(MatchEndpointSchema())
 	}
+	Expect(checkClock(resp)).To(Succeed(), "the clock check (suites/clock.go), in:\n%s", resp)
 	return resp
 }
 

@@ -697,7 +697,7 @@ var _ = Describe("GET /groups/:id/projects", Label("area:groups", "endpoint:grou
 	It("answers the simple form with simple=true", Label("rule:groups.projects.9"), func(ctx SpecContext) {
 		g := NewGroup(ctx, api)
 		p := newGroupProject(ctx, g, "private", ProjectOpts{"topics": []string{Unique("topic")}})
-		r := api.Get(ctx, groupProjectsURL(g.ID), Q("simple", true), Unchecked())
+		r := api.Get(ctx, groupProjectsURL(g.ID), Q("simple", true))
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r).To(MatchSchema("project_simple", true))
 		Expect(r.IDs()).To(Equal([]int{p.ID}))

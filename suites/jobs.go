@@ -55,9 +55,15 @@ func NewCIProject(ctx context.Context, by *Client, files map[string]string, opts
 // returns the pipeline id.
 func RunPipeline(ctx context.Context, by *Client, p *RepoProject) int {
 	GinkgoHelper()
+	return int(runPipeline(ctx, by, p).Get("id").Int())
+}
+
+// runPipeline is RunPipeline answering the pipeline as created.
+func runPipeline(ctx context.Context, by *Client, p *RepoProject) *Response {
+	GinkgoHelper()
 	r := by.Post(ctx, fmt.Sprintf("/projects/%d/pipeline", p.ID), Body(map[string]any{"ref": p.DefaultBranch}))
 	ExpectFixture(r).To(HaveStatus(http.StatusCreated), "creating a fixture pipeline")
-	return int(r.Get("id").Int())
+	return r
 }
 
 // CIRunner is a registered runner and its token.
@@ -105,10 +111,12 @@ func NewInstanceRunner(ctx context.Context, extra ...map[string]any) *CIRunner {
 	return NewRunner(ctx, api, body)
 }
 
-// TakenJob is a job a runner took, with its job token.
+// TakenJob is a job a runner took, with its job token and the answer that
+// started it.
 type TakenJob struct {
-	ID    int
-	Token string
+	ID      int
+	Token   string
+	Started *Response
 }
 
 // RequestJob asks for a job as the runner from machine systemID; the answer
@@ -124,14 +132,17 @@ func (rn *CIRunner) Take(ctx context.Context, systemID string) *TakenJob {
 	GinkgoHelper()
 	r := rn.RequestJob(ctx, systemID)
 	Expect(r).To(HaveStatus(http.StatusCreated), "the runner should get a job")
-	return &TakenJob{ID: int(r.Get("id").Int()), Token: r.Get("token").String()}
+	return &TakenJob{ID: int(r.Get("id").Int()), Token: r.Get("token").String(), Started: r}
 }
 
-// Finish reports the job's end state and log as its runner.
-func (j *TakenJob) Finish(ctx context.Context, state, trace string) {
+// Finish reports the job's end state and log as its runner, and returns the
+// answer that ended it.
+func (j *TakenJob) Finish(ctx context.Context, state, trace string) *Response {
 	GinkgoHelper()
-	Expect(api.Anonymous().Put(ctx, fmt.Sprintf("/jobs/%d", j.ID), Body(map[string]any{"token": j.Token, "state": state,
-		"trace": trace}))).To(HaveStatus(http.StatusOK))
+	r := api.Anonymous().Put(ctx, fmt.Sprintf("/jobs/%d", j.ID), Body(map[string]any{"token": j.Token, "state": state,
+		"trace": trace}))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	return r
 }
 
 func jobsPath(p *RepoProject) string { return fmt.Sprintf("/projects/%d/jobs", p.ID) }
@@ -166,13 +177,15 @@ func statusesByName(r *Response) map[string]string {
 type basicWorld struct {
 	P        *RepoProject
 	Pipeline int
+	Created  *Response // the answer that created the pipeline and its jobs
 	Runner   *CIRunner
 }
 
 func newBasicWorld(ctx context.Context, by *Client, opts ...ProjectOpts) *basicWorld {
 	GinkgoHelper()
 	p := NewCIProject(ctx, by, map[string]string{".gitlab-ci.yml": ciBasic}, opts...)
-	return &basicWorld{P: p, Pipeline: RunPipeline(ctx, api, p), Runner: NewProjectRunner(ctx, p.Project)}
+	created := runPipeline(ctx, api, p)
+	return &basicWorld{P: p, Pipeline: int(created.Get("id").Int()), Created: created, Runner: NewProjectRunner(ctx, p.Project)}
 }
 
 var _ = Describe("GET /projects/:id/jobs", Label("area:jobs", "endpoint:jobs.list"), func() {
@@ -297,6 +310,7 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 		Expect(r.Get("runner").Type.String()).To(Equal("Null"))
 		Expect(r.Get("runner_manager").Type.String()).To(Equal("Null"))
 		Expect(r.Get("started_at").Type.String()).To(Equal("Null"))
+		expectOnClock("the job's created_at", r.Get("created_at").String(), w.Created)
 	})
 
 	It("shows the runner and manager that took the job, and durations", Label("rule:jobs.fields.2"), func(ctx SpecContext) {
@@ -316,9 +330,12 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 			Expect(r.Get("runner_manager."+f).Exists()).To(BeTrue(), "runner_manager.%s missing", f)
 		}
 		Expect(r.Get("started_at").String()).NotTo(BeEmpty())
-		j.Finish(ctx, "success", "done")
+		expectOnClock("started_at", r.Get("started_at").String(), j.Started)
+		expectOnClock("runner_manager.contacted_at", r.Get("runner_manager.contacted_at").String(), j.Started)
+		finished := j.Finish(ctx, "success", "done")
 		r = api.Get(ctx, jobPath(w.P, j.ID))
 		Expect(r.Get("finished_at").String()).NotTo(BeEmpty())
+		expectOnClock("finished_at", r.Get("finished_at").String(), finished)
 		Expect(r.Get("duration").Type.String()).To(Equal("Number"))
 	})
 
@@ -343,6 +360,50 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 		r := api.Get(ctx, jobPath(w.P, u.ID))
 		Expect(r.Get("status").String()).To(Equal("failed"))
 		Expect(r.Get("failure_reason").String()).To(Equal("script_failure"))
+	})
+})
+
+// privateJob is a finished job of a private project in a role world, with its log.
+func privateJob(ctx context.Context) (*RoleWorld, *RepoProject, int, string) {
+	GinkgoHelper()
+	rw := NewRoleWorld(ctx, "private")
+	p := NewCIProject(ctx, rw.Owner.Client, map[string]string{".gitlab-ci.yml": ciSingle}, ProjectOpts{"namespace_id": rw.Group.ID})
+	RunPipeline(ctx, api, p)
+	log := "$ echo hello\nhello\n"
+	j := NewProjectRunner(ctx, p.Project).Take(ctx, "s")
+	j.Finish(ctx, "success", log)
+	return rw, p, j.ID, log
+}
+
+// expectJobAccess reads path as every caller of a role world: hidden from
+// outsiders, refused to a Guest, readable from Reporter up.
+func expectJobAccess(ctx context.Context, rw *RoleWorld, path string, readable func(*Response)) {
+	GinkgoHelper()
+	Expect(api.Anonymous().Get(ctx, path)).To(HaveStatus(http.StatusNotFound), "anonymous")
+	Expect(rw.Outsider.Get(ctx, path)).To(HaveStatus(http.StatusNotFound), "a signed-in non-member")
+	Expect(rw.Members[GuestLevel].Get(ctx, path)).To(HaveStatus(http.StatusForbidden), "a Guest")
+	for _, lv := range []int{ReporterLevel, DeveloperLevel, MaintainerLevel, OwnerLevel} {
+		r := rw.Members[lv].Get(ctx, path)
+		Expect(r).To(HaveStatus(http.StatusOK), "level %d", lv)
+		readable(r)
+	}
+}
+
+var _ = Describe("Single job access", Label("area:jobs", "endpoint:jobs.get"), func() {
+	It("hides a private project's job from outsiders and needs Reporter", Label("rule:jobs.access.2"), func(ctx SpecContext) {
+		rw, p, id, _ := privateJob(ctx)
+		expectJobAccess(ctx, rw, jobPath(p, id), func(r *Response) {
+			Expect(r.Get("id").Int()).To(BeEquivalentTo(id))
+		})
+	})
+})
+
+var _ = Describe("Job log access", Label("area:jobs", "endpoint:jobs.trace"), func() {
+	It("hides a private project's job log from outsiders and needs Reporter", Label("rule:jobs.access.3"), func(ctx SpecContext) {
+		rw, p, id, log := privateJob(ctx)
+		expectJobAccess(ctx, rw, jobPath(p, id)+"/trace", func(r *Response) {
+			Expect(string(r.Body)).To(Equal(log))
+		})
 	})
 })
 

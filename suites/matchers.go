@@ -2,8 +2,9 @@ package suites
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
-	"strings"
+	"slices"
 
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
@@ -86,31 +87,50 @@ func BeValidationError(fields ...string) types.GomegaMatcher {
 	}).WithTemplate(fmt.Sprintf("Expected a 400 validation error naming %v, got:\n{{.Actual}}", fields))
 }
 
-// HaveHeader matches a response header; with no value it only needs to be present.
+// HaveHeader matches a response header; with no value it only needs to be
+// present, with a value one of the header's values must equal it. Its failure
+// message names what the header held and prints the whole answer.
 func HaveHeader(name string, value ...string) types.GomegaMatcher {
-	return gcustom.MakeMatcher(func(r *Response) (bool, error) {
-		vals, ok := r.Header[http_canonical(name)]
-		if !ok {
-			return false, nil
-		}
-		if len(value) == 0 {
-			return true, nil
-		}
-		for _, v := range vals {
-			if v == value[0] {
-				return true, nil
-			}
-		}
-		return false, nil
-	}).WithTemplate(fmt.Sprintf("Expected header %s %v, got headers %%v:\n{{.Actual}}", name, value))
+	return headerMatcher{name: http.CanonicalHeaderKey(name), value: value}
 }
 
-func http_canonical(name string) string {
-	parts := strings.Split(strings.ToLower(name), "-")
-	for i, p := range parts {
-		if p != "" {
-			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+type headerMatcher struct {
+	name  string
+	value []string
+}
+
+func (m headerMatcher) Match(actual any) (bool, error) {
+	r, ok := actual.(*Response)
+	if !ok {
+		return false, fmt.Errorf("HaveHeader expects a *Response, got %T", actual)
+	}
+	vals, present := r.Header[m.name]
+	if !present {
+		return false, nil
+	}
+	return len(m.value) == 0 || slices.Contains(vals, m.value[0]), nil
+}
+
+func (m headerMatcher) FailureMessage(actual any) string {
+	return m.message(actual, "Expected")
+}
+
+func (m headerMatcher) NegatedFailureMessage(actual any) string {
+	return m.message(actual, "Expected no")
+}
+
+func (m headerMatcher) message(actual any, expected string) string {
+	want := ""
+	if len(m.value) > 0 {
+		want = fmt.Sprintf(" %q", m.value[0])
+	}
+	got := "it is absent"
+	r, _ := actual.(*Response)
+	if r != nil {
+		exchanges.name(r) // the message prints it with %v, not through Gomega's formatter
+		if vals, ok := r.Header[m.name]; ok {
+			got = fmt.Sprintf("it holds %q", vals)
 		}
 	}
-	return strings.Join(parts, "-")
+	return fmt.Sprintf("%s header %s%s; %s, in:\n%v", expected, m.name, want, got, actual)
 }

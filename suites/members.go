@@ -174,11 +174,14 @@ var _ = Describe("GET /groups/:id/members", Label("area:members", "endpoint:memb
 		AddGroupMember(ctx, t.Root, m, DeveloperLevel)
 		r := t.Owner.Get(ctx, groupMembersPath(t.Root, ""), Q("show_seat_info", true))
 		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.IDs()).To(ConsistOf(t.Owner.ID, m.ID))
 		for _, e := range r.JSON().Array() {
 			Expect(e.Get("is_using_seat").IsBool()).To(BeTrue(), "every member carries is_using_seat: %s", e.Raw)
 		}
 		Expect(entryOf(r, m.ID).Get("is_using_seat").Bool()).To(BeTrue(), "a direct member of the top-level group takes a seat")
 		plain := t.Owner.Get(ctx, groupMembersPath(t.Root, ""))
+		Expect(plain).To(HaveStatus(http.StatusOK))
+		Expect(plain.IDs()).To(ConsistOf(t.Owner.ID, m.ID))
 		for _, e := range plain.JSON().Array() {
 			Expect(e.Get("is_using_seat").Exists()).To(BeFalse(), "without show_seat_info: %s", e.Raw)
 		}
@@ -283,8 +286,15 @@ var _ = Describe("GET /groups/:id/members", Label("area:members", "endpoint:memb
 
 	It("never shows a group_saml_identity object for a group without single sign-on", Label("rule:members.fields.5"), func(ctx SpecContext) {
 		t := newMembersTree(ctx, "private")
+		m := NewUser(ctx)
+		AddGroupMember(ctx, t.Root, m, DeveloperLevel)
 		for _, c := range []*Client{t.Owner.Client, api} {
-			for _, e := range c.Get(ctx, groupMembersPath(t.Root, "")).JSON().Array() {
+			r := c.Get(ctx, groupMembersPath(t.Root, ""))
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.IDs()).To(ConsistOf(t.Owner.ID, m.ID), "the rule is checked on every member")
+			one := c.Get(ctx, groupMembersPath(t.Root, fmt.Sprintf("/%d", m.ID)))
+			Expect(one).To(HaveStatus(http.StatusOK))
+			for _, e := range append(r.JSON().Array(), one.JSON()) {
 				id := e.Get("group_saml_identity")
 				Expect(!id.Exists() || id.Type == gjson.Null).To(BeTrue(), "group_saml_identity: %s", e.Raw)
 			}

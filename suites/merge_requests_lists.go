@@ -359,7 +359,7 @@ var _ = Describe("GET /projects/:id/merge_requests", Label("area:merge_requests"
 	It("answers the simple view", Label("rule:merge_requests.list.21"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
 		mr := p.FeatureMR(ctx, "topic")
-		r := api.Get(ctx, p.MRs(), Q("view", "simple"), Unchecked())
+		r := api.Get(ctx, p.MRs(), Q("view", "simple"))
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r).To(MatchSchema("merge_request_simple", true))
 		e := r.Get("0")

@@ -98,7 +98,10 @@ var _ = Describe("GET /projects/:id/remote_mirrors/:mirror_id", Label("area:remo
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r).To(MatchSchema("remote_mirror", false))
 		Expect(r.Body).To(MatchJSON(c.Body))
-		Expect(r.Body).To(MatchJSON(api.Get(ctx, mirrorsPath(p)).JSON().Array()[0].Raw))
+		list := api.Get(ctx, mirrorsPath(p))
+		Expect(list).To(HaveStatus(http.StatusOK))
+		Expect(list.JSON().Array()).To(HaveLen(1), "the project's one mirror is listed:\n%s", list)
+		Expect(r.Body).To(MatchJSON(list.Get("0").Raw))
 	})
 
 	It("answers 404 for an unknown mirror or another project's mirror", Label("rule:remote_mirrors.get.2"), func(ctx SpecContext) {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,21 +60,39 @@ func TargetFromEnv() (Target, bool) {
 	return Target{Base: base, Token: os.Getenv("V4CERT_TOKEN"), Salt: salt}, true
 }
 
-// startReference serves a fresh reference on a loopback port for this run.
+// startReference serves a fresh reference on a loopback port for this run:
+// the one place the suites start it. V4CERT_CLOCK=fixed stops its clock;
+// V4CERT_RATE_LIMIT=N limits every client to N requests a second, as a
+// rate-limited target would (errors.ratelimit.1 then has a limit to reach).
 func startReference() Target {
+	limit, _ := rateLimit()
 	token := store.NewSecret("glpat-")
 	// V4CERT_DATA_DIR runs the suites on a persisted reference, every write
 	// checked against what was stored (make suites-persist).
-	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed",
+	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed", RateLimit: limit,
 		DataDir: os.Getenv("V4CERT_DATA_DIR"), VerifyPersistence: os.Getenv("V4CERT_DATA_DIR") != ""})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(inst.Close) // after the server has shut down: cleanups run last-in first-out
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
-	srv := &http.Server{Handler: inst.Server, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: reference.MaxHeaderBytes}
+	srv := inst.HTTPServer()
 	go srv.Serve(ln)
 	DeferCleanup(func(ctx context.Context) { srv.Shutdown(ctx) })
 	return Target{Base: "http://" + ln.Addr().String(), Token: token, InProcess: true, Salt: os.Getenv("V4CERT_SALT")}
+}
+
+// rateLimit reads V4CERT_RATE_LIMIT: the requests per second one client of
+// the target may make before it answers 429 (the spec leaves the numbers to
+// the implementation). ok is false when it is unset.
+func rateLimit() (perSecond int, ok bool) {
+	v := os.Getenv("V4CERT_RATE_LIMIT")
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	Expect(err).NotTo(HaveOccurred(), "V4CERT_RATE_LIMIT=%q must be a number of requests per second", v)
+	Expect(n).To(BeNumerically(">", 0), "V4CERT_RATE_LIMIT must be positive")
+	return n, true
 }
 
 var _ = SynchronizedBeforeSuite(func() []byte {
@@ -110,18 +129,6 @@ var _ = AfterEach(func() {
 	for _, r := range ex {
 		AddReportEntry("exchange", ReportEntryVisibilityFailureOrVerbose, r.Exchange())
 	}
-})
-
-// Traceability: every rule has a spec labelled rule:<id>, every rule:,
-// endpoint: and area: label names something in the rulebook. Checked only on a
-// full run (no label filter, no focus), where it is meaningful.
-var _ = ReportAfterSuite("traceability", func(r Report) {
-	if r.SuiteConfig.LabelFilter != "" || len(r.SuiteConfig.FocusStrings) > 0 || len(r.SuiteConfig.FocusFiles) > 0 ||
-		r.SuiteConfig.DryRun || os.Getenv("V4CERT_NO_TRACE") != "" {
-		return
-	}
-	problems := Traceability(r)
-	Expect(problems).To(BeEmpty(), "traceability between the rulebook and the suites")
 })
 
 // Traceability lists what a report and the rulebook disagree on.

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"v4cert/specs"
 )
 
 // versionedEntries are the rulebook's GET endpoints without placeholders: each
@@ -16,16 +18,21 @@ func versionedEntries() []TableEntry {
 		if e.Method != http.MethodGet || strings.Contains(e.Path, ":") || !e.UnderAPI() {
 			continue
 		}
-		out = append(out, Entry(e.Path, Label("endpoint:"+e.ID), e.Path))
+		out = append(out, Entry(e.Path, Label("endpoint:"+e.ID), e))
 	}
 	return out
 }
 
 var _ = Describe("Versioning", Label("area:versioning"), func() {
 	DescribeTable("serves the endpoint under /api/v4 and under no other version", Label("rule:versioning.prefix.1"),
-		func(ctx SpecContext, path string) {
+		func(ctx SpecContext, e *specs.Endpoint) {
+			path := e.Path
 			r := api.Get(ctx, path)
-			Expect(r).NotTo(HaveStatus(http.StatusNotFound, http.StatusMethodNotAllowed), "GET /api/v4%s", path)
+			// Served: a status the endpoint documents, and neither a routing
+			// miss (404, 405) nor a server error.
+			Expect(r.Status).NotTo(BeElementOf(http.StatusNotFound, http.StatusMethodNotAllowed), "GET /api/v4%s is routed:\n%s", path, r)
+			Expect(r.Status).To(BeNumerically("<", 500), "GET /api/v4%s:\n%s", path, r)
+			Expect(e.Allows(r.Status)).To(BeTrue(), "GET /api/v4%s answers a status of %s:\n%s", path, e.ID, r)
 			Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
 			for _, other := range []string{"/api/v3", "/api/v5", "/api"} {
 				Expect(api.Get(ctx, "!"+other+path, Unchecked())).To(HaveStatus(http.StatusNotFound), "GET %s%s", other, path)

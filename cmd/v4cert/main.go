@@ -230,9 +230,7 @@ func serve(args []string) error {
 		fmt.Printf("  %-20s %-7s %s\n", a.Role+":", a.Username, a.Token)
 	}
 	fmt.Printf("Try: curl -H 'PRIVATE-TOKEN: %s' %s/api/v4/user\n", inst.Root.Token, base)
-	// Headers may be large so that an over-long query string reaches the API's
-	// own 414 (spec, Endpoints convention 4) instead of net/http's 431.
-	srv := &http.Server{Handler: inst.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: reference.MaxHeaderBytes}
+	srv := inst.HTTPServer()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -197,6 +197,7 @@ var routes = []routeRow{
 	{"projects.custom-attributes.set", (*Server).setProjectCustomAttribute}, // administrator
 	{"projects.archive", setArchivedTo(true)},                               // Owner
 	{"projects.unarchive", setArchivedTo(false)},                            // Owner
+	{"projects.access-tokens.create", (*Server).createProjectAccessToken},   // Maintainer
 
 	// registry (specs/registry.yaml)
 	{"registry.project.edit", (*Server).editProjectRegistry},                      // Maintainer

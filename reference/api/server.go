@@ -62,6 +62,7 @@ type Server struct {
 	// refHooks hear of every ref a write moved (RefsMoved).
 	refHooksMu sync.Mutex
 	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
+	clock      store.Clock
 	mr         mrRuntime // merge requests' locks and git caches (merge_requests_git.go)
 }
 
@@ -84,9 +85,8 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	if _, err := git.Check(); err != nil {
 		return nil, err
 	}
-	var clock store.Clock
-	st.Read(func(d *store.Data) error { clock = d.Now; return nil })
-	s.repos = git.NewManager(opts.RepoDir, clock)
+	st.Read(func(d *store.Data) error { s.clock = d.Now; return nil })
+	s.repos = git.NewManager(opts.RepoDir, s.clock)
 	if opts.RateLimit > 0 {
 		s.limiter = newLimiter(opts.RateLimit)
 	}
@@ -150,6 +150,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errorf(http.StatusInternalServerError, "500 Internal Server Error"))
 		}
 	}()
+	// Date comes from the clock the bodies' timestamps come from, so a client
+	// can compare a fresh resource's created_at with the answer's Date under
+	// --clock fixed too (net/http keeps a Date a handler has set).
+	w.Header().Set("Date", s.clock().UTC().Format(http.TimeFormat))
 	if len(r.URL.RawQuery) > s.opts.MaxQueryBytes {
 		writeError(w, uriTooLong())
 		return

@@ -257,6 +257,7 @@ func (s *Server) createUser(c *Ctx) error {
 		PrivateProfile: in.BoolOr("private_profile", false), ExternUID: in.StringOr("extern_uid", ""),
 		Provider: in.StringOr("provider", ""), CreatedByID: c.Caller.ID,
 	}
+	samlGroup := in.Int("group_id_for_saml")
 	resetPassword := in.BoolOr("reset_password", false)
 	randomPassword := in.BoolOr("force_random_password", false)
 	if err := in.Err(); err != nil {
@@ -272,6 +273,15 @@ func (s *Server) createUser(c *Ctx) error {
 	}
 	var out UserAdmin
 	err := s.store.Write(func(d *store.Data) error {
+		if samlGroup != nil {
+			// A SAML identity names the provider of the group it signs in to.
+			g := d.Group(*samlGroup)
+			if g == nil {
+				return notFound("Group")
+			}
+			id := d.SAMLProviderID(g)
+			n.SAMLProviderID = &id
+		}
 		u, err := d.CreateUser(n)
 		if ve, ok := err.(*store.ValidationError); ok {
 			// The platform answers a taken email or username with 409.
@@ -313,6 +323,8 @@ func (s *Server) deleteUser(c *Ctx) error {
 		if u.ID == c.Caller.ID {
 			return forbiddenMsg("you cannot delete yourself")
 		}
+		// The platform hands a deleted user's contributions to the ghost user.
+		d.Ghost()
 		d.DeleteUser(u)
 		return nil
 	})
@@ -364,29 +376,43 @@ type PersonalAccessToken struct {
 // createPersonalAccessToken implements the platform's POST
 // /users/:user_id/personal_access_tokens (provisioning).
 func (s *Server) createPersonalAccessToken(c *Ctx) error {
-	in := c.In()
-	name := in.StringOr("name", "")
-	scopes := in.Strings("scopes")
-	expires := in.Date("expires_at")
-	if err := in.Err(); err != nil {
+	in, err := c.tokenInput()
+	if err != nil {
 		return err
 	}
 	var out PersonalAccessToken
-	err := s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
-		t, err := d.CreateToken(u, name, scopes, expires, "")
+	err = s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
+		t, err := d.CreateToken(u, in.name, in.scopes, in.expires, "")
 		if err != nil {
 			return err
 		}
-		out = PersonalAccessToken{
-			ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt), Scopes: t.Scopes, UserID: u.ID,
-			Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret,
-		}
+		out = personalAccessToken(t)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, out)
+}
+
+// tokenInput is what a token's creation takes: name and scopes (required)
+// and an expiry date.
+type tokenInput struct {
+	name    string
+	scopes  []string
+	expires *time.Time
+}
+
+func (c *Ctx) tokenInput() (tokenInput, error) {
+	in := c.In() // name and scopes are required by the rulebook
+	t := tokenInput{name: in.StringOr("name", ""), scopes: in.Strings("scopes"), expires: in.Date("expires_at")}
+	return t, in.Err()
+}
+
+// personalAccessToken is a token as its creation answers it, secret included.
+func personalAccessToken(t *store.Token) PersonalAccessToken {
+	return PersonalAccessToken{ID: t.ID, Name: t.Name, CreatedAt: ts(t.CreatedAt), Scopes: t.Scopes, UserID: t.UserID,
+		Active: true, ExpiresAt: datePtr(t.ExpiresAt), Token: t.Secret}
 }
 
 // setUserCustomAttribute implements the platform's PUT

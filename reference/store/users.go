@@ -113,6 +113,7 @@ type NewUser struct {
 	JobTitle, Pronouns, Note   string
 	PrivateProfile             bool
 	ExternUID, Provider        string
+	SAMLProviderID             *int
 	Type                       string
 	CreatedByID                int
 }
@@ -181,7 +182,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 		u.ConfirmedAt = &c
 	}
 	if n.ExternUID != "" && n.Provider != "" {
-		u.Identities = []Identity{{Provider: n.Provider, ExternUID: n.ExternUID}}
+		u.Identities = []Identity{{Provider: n.Provider, ExternUID: n.ExternUID, SAMLProviderID: n.SAMLProviderID}}
 	}
 	ns := &UserNamespace{ID: d.next("namespace"), UserID: u.ID}
 	u.NamespaceID = ns.ID
@@ -308,19 +309,7 @@ func (d *Data) DeleteUser(u *User) {
 
 // CreateToken issues a personal access token. An empty secret draws a random one.
 func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.Time, secret string) (*Token, error) {
-	v := &ValidationError{Fields: map[string][]string{}}
-	if name == "" {
-		v.Fields["name"] = []string{"can't be blank"}
-	}
-	if len(scopes) == 0 {
-		v.Fields["scopes"] = []string{"can't be blank"}
-	}
-	for _, s := range scopes {
-		if !KnownScope(s) {
-			v.Fields["scopes"] = append(v.Fields["scopes"], "can only contain available scopes")
-			break
-		}
-	}
+	v := tokenErrors(name, scopes)
 	if secret != "" && d.tokens[secret] != nil {
 		v.Fields["token"] = []string{"has already been taken"}
 	}
@@ -335,6 +324,24 @@ func (d *Data) CreateToken(u *User, name string, scopes []string, expires *time.
 	d.tokens[secret] = t
 	d.Touch(t)
 	return t, nil
+}
+
+// tokenErrors validates a token's name and scopes.
+func tokenErrors(name string, scopes []string) *ValidationError {
+	v := &ValidationError{Fields: map[string][]string{}}
+	if name == "" {
+		v.Fields["name"] = []string{"can't be blank"}
+	}
+	if len(scopes) == 0 {
+		v.Fields["scopes"] = []string{"can't be blank"}
+	}
+	for _, s := range scopes {
+		if !KnownScope(s) {
+			v.Fields["scopes"] = append(v.Fields["scopes"], "can only contain available scopes")
+			break
+		}
+	}
+	return v
 }
 
 // TokensOf returns u's personal access tokens, oldest first.
