@@ -8,6 +8,8 @@ GINKGO  := $(GO) tool ginkgo
 PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 OUT     ?= out/certify
+# Modules of their own, so their heavy test-only dependencies stay out of go.mod.
+TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test specs/openapitest
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
@@ -31,9 +33,12 @@ test: vet unit clients-js-if-node suites suites-ratelimit suites-mutations suite
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
 
-vet: ## go vet and gofmt
+vet: ## go vet, gofmt and staticcheck (pinned as a tool in go.mod; the test-only modules too)
 	$(GO) vet ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) tool staticcheck ./...
+	@# The test-only modules have no tool directive of their own: run the same binary in each.
+	@sc=$$($(GO) tool -n staticcheck) && for m in $(TESTMODS); do (cd $$m && $$sc ./...) || exit 1; done
 
 unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the platform's Go client and the OCI conformance test against the reference, go-vcr v4 replaying recorded cassettes, kin-openapi validating the OpenAPI export
 	$(GO) test -count=1 $(PKGS)

@@ -104,7 +104,6 @@ type request struct {
 	bodyText    string
 	header      http.Header
 	noCheck     bool
-	rawPath     bool
 }
 
 // Q adds a query parameter (sent escaped).

@@ -55,7 +55,8 @@ func (c *Ctx) requesterID() (int, error) {
 // /projects/:id/access_requests (rules access_requests.list.*): the pending
 // requests, oldest first, for project Maintainers and group Owners.
 func (s *Server) listAccessRequests(c *Ctx, t store.SourceType) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -64,14 +65,20 @@ func (s *Server) listAccessRequests(c *Ctx, t store.SourceType) error {
 			return forbidden()
 		}
 		v := c.view(d)
-		return Paginate(c, d.AccessRequests(t, src.ID), nil, v.accessRequest)
+		page, err = Paginate(c, d.AccessRequests(t, src.ID), nil, v.accessRequest)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // createAccessRequest implements POST /groups/:id/access_requests and
 // /projects/:id/access_requests (rules access_requests.create.*).
 func (s *Server) createAccessRequest(c *Ctx, t store.SourceType) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out AccessRequestJSON
+	err := s.store.Write(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -83,8 +90,13 @@ func (s *Server) createAccessRequest(c *Ctx, t store.SourceType) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).accessRequest(r))
+		out = c.view(d).accessRequest(r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // approveAccessRequest implements PUT .../access_requests/:user_id/approve
@@ -104,7 +116,8 @@ func (s *Server) approveAccessRequest(c *Ctx, t store.SourceType) error {
 	if lv != nil {
 		level = *lv
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out MemberJSON
+	err = s.store.Write(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -117,8 +130,13 @@ func (s *Server) approveAccessRequest(c *Ctx, t store.SourceType) error {
 			return forbidden()
 		}
 		m := d.ApproveAccessRequest(r, level, c.Caller.ID)
-		return c.JSON(http.StatusCreated, c.view(d).member(m, int(m.Access)))
+		out = c.view(d).member(m, int(m.Access))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // denyAccessRequest implements DELETE .../access_requests/:user_id (rules
@@ -129,7 +147,7 @@ func (s *Server) denyAccessRequest(c *Ctx, t store.SourceType) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	err = s.store.Write(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -142,6 +160,10 @@ func (s *Server) denyAccessRequest(c *Ctx, t store.SourceType) error {
 			return forbidden()
 		}
 		d.DenyAccessRequest(r)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

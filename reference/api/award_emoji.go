@@ -114,20 +114,27 @@ func (c *Ctx) awardOf(d *store.Data, a store.Awardable) (*store.AwardEmoji, erro
 // and their notes; anonymous callers read public awardables
 // (rules award_emoji.list.*, .awardable.*).
 func (s *Server) listAwardEmoji(c *Ctx, f awardableForm) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		a, err := c.awardableOf(d, f)
 		if err != nil {
 			return err
 		}
 		v := c.view(d)
-		return Paginate(c, d.AwardEmojis(a), nil, v.awardEmoji)
+		page, err = Paginate(c, d.AwardEmojis(a), nil, v.awardEmoji)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getAwardEmoji implements GET <awardable>/award_emoji/:award_id
 // (rules award_emoji.get.*, .fields.1).
 func (s *Server) getAwardEmoji(c *Ctx, f awardableForm) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out AwardEmojiJSON
+	err := s.store.Read(func(d *store.Data) error {
 		a, err := c.awardableOf(d, f)
 		if err != nil {
 			return err
@@ -136,8 +143,13 @@ func (s *Server) getAwardEmoji(c *Ctx, f awardableForm) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).awardEmoji(e))
+		out = c.view(d).awardEmoji(e)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // createAwardEmoji implements POST <awardable>/award_emoji: whoever can see
@@ -149,7 +161,8 @@ func (s *Server) createAwardEmoji(c *Ctx, f awardableForm) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out AwardEmojiJSON
+	err := s.store.Write(func(d *store.Data) error {
 		a, err := c.awardableOf(d, f)
 		if err != nil {
 			return err
@@ -162,15 +175,20 @@ func (s *Server) createAwardEmoji(c *Ctx, f awardableForm) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).awardEmoji(e))
+		out = c.view(d).awardEmoji(e)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // deleteAwardEmoji implements DELETE <awardable>/award_emoji/:award_id: only
 // an administrator or the reaction's author (rules award_emoji.delete.*;
 // Authentication 7 and 8).
 func (s *Server) deleteAwardEmoji(c *Ctx, f awardableForm) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		a, err := c.awardableOf(d, f)
 		if err != nil {
 			return err
@@ -183,6 +201,10 @@ func (s *Server) deleteAwardEmoji(c *Ctx, f awardableForm) error {
 			return forbidden()
 		}
 		d.DeleteAwardEmoji(e)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

@@ -213,13 +213,19 @@ func (s *Server) createIssue(c *Ctx) error {
 
 // getIssue implements GET /projects/:id/issues/:issue_iid (provisioning).
 func (s *Server) getIssue(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out IssueJSON
+	err := s.store.Read(func(d *store.Data) error {
 		_, i, err := c.issueOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).issue(i))
+		out = c.view(d).issue(i)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // createSnippet implements POST /projects/:id/snippets (provisioning):
@@ -255,7 +261,8 @@ func (s *Server) createSnippet(c *Ctx) error {
 	if vis != nil {
 		visibility = *vis
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out SnippetJSON
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -263,8 +270,13 @@ func (s *Server) createSnippet(c *Ctx) error {
 		if err := c.requireProjectRole(d, p, access.Reporter); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).snippet(d.CreateSnippet(p, c.Caller, *title, desc, visibility, files)))
+		out = c.view(d).snippet(d.CreateSnippet(p, c.Caller, *title, desc, visibility, files))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // createNoteOn serves POST .../notes of one kind of noteable.
@@ -284,7 +296,8 @@ func (s *Server) createNote(c *Ctx, kind string) error {
 	if *body == "" {
 		return validation(map[string][]string{"note": {"can't be blank"}})
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out NoteJSON
+	err := s.store.Write(func(d *store.Data) error {
 		var p *store.Project
 		var on store.Awardable
 		var iid *int
@@ -301,6 +314,11 @@ func (s *Server) createNote(c *Ctx, kind string) error {
 			}
 			p, on = sp, store.Awardable{Type: store.AwardableSnippet, ID: sn.ID}
 		}
-		return c.JSON(http.StatusCreated, c.view(d).note(d.CreateNote(p.ID, on, c.Caller, *body), iid))
+		out = c.view(d).note(d.CreateNote(p.ID, on, c.Caller, *body), iid)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }

@@ -124,7 +124,11 @@ func (s *Server) listBranches(c *Ctx) error {
 		}
 		out = append(out, b)
 	}
-	return Paginate(c, out, nil, func(b BranchJSON) BranchJSON { return b })
+	page, err := Paginate(c, out, nil, func(b BranchJSON) BranchJSON { return b })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getBranch implements the platform's GET /projects/:id/repository/branches/:branch (provisioning).
@@ -217,7 +221,11 @@ func (s *Server) listTags(c *Ctx) error {
 		}
 		out = append(out, t)
 	}
-	return Paginate(c, out, nil, func(t TagJSON) TagJSON { return t })
+	page, err := Paginate(c, out, nil, func(t TagJSON) TagJSON { return t })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getTag implements the platform's GET /projects/:id/repository/tags/:tag_name (provisioning).

@@ -110,12 +110,6 @@ func bulkImportEntityJSON(e *store.BulkImportEntity) BulkImportEntityJSON {
 	return out
 }
 
-// bulkEntityInput is one entities[] element as given.
-type bulkEntityInput struct {
-	e         *store.BulkImportEntity
-	namespace *store.Group
-}
-
 // readBulkEntity decodes one entities[] element with the shared parameter
 // reader, so its booleans and strings follow the same rules as top-level ones.
 func readBulkEntity(obj map[string]any) (*store.BulkImportEntity, error) {
@@ -505,7 +499,8 @@ func (s *Server) listBulkImports(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		var items []*store.BulkImport
 		for _, b := range ownBulkImports(d, c) {
 			if status == nil || b.Status == *status {
@@ -513,8 +508,14 @@ func (s *Server) listBulkImports(c *Ctx) error {
 			}
 		}
 		bulkSort(items, desc, func(b *store.BulkImport) time.Time { return b.CreatedAt }, func(b *store.BulkImport) int { return b.ID })
-		return Paginate(c, items, nil, bulkImportJSON)
+		var err error
+		page, err = Paginate(c, items, nil, bulkImportJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // listAllBulkImportEntities implements GET /bulk_imports/entities (rules bulk_imports.entities_all.*).
@@ -523,24 +524,37 @@ func (s *Server) listAllBulkImportEntities(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		var all []*store.BulkImportEntity
 		for _, b := range ownBulkImports(d, c) {
 			all = append(all, b.Entities...)
 		}
-		return Paginate(c, filterEntities(all, status, desc), nil, bulkImportEntityJSON)
+		var err error
+		page, err = Paginate(c, filterEntities(all, status, desc), nil, bulkImportEntityJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getBulkImport implements GET /bulk_imports/:id (rules bulk_imports.get.*).
 func (s *Server) getBulkImport(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out BulkImportJSON
+	err := s.store.Read(func(d *store.Data) error {
 		b, err := c.bulkImportOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, bulkImportJSON(b))
+		out = bulkImportJSON(b)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // listBulkImportEntities implements GET /bulk_imports/:id/entities (rules bulk_imports.entities.*).
@@ -549,13 +563,19 @@ func (s *Server) listBulkImportEntities(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		b, err := c.bulkImportOf(d)
 		if err != nil {
 			return err
 		}
-		return Paginate(c, filterEntities(b.Entities, status, desc), nil, bulkImportEntityJSON)
+		page, err = Paginate(c, filterEntities(b.Entities, status, desc), nil, bulkImportEntityJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func (c *Ctx) bulkEntityOf(d *store.Data) (*store.BulkImportEntity, error) {
@@ -577,40 +597,58 @@ func (c *Ctx) bulkEntityOf(d *store.Data) (*store.BulkImportEntity, error) {
 
 // getBulkImportEntity implements GET /bulk_imports/:id/entities/:entity_id (rules bulk_imports.entity.*).
 func (s *Server) getBulkImportEntity(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out BulkImportEntityJSON
+	err := s.store.Read(func(d *store.Data) error {
 		e, err := c.bulkEntityOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, bulkImportEntityJSON(e))
+		out = bulkImportEntityJSON(e)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // listBulkImportFailures implements GET /bulk_imports/:id/entities/:entity_id/failures (rules bulk_imports.failures.*).
 func (s *Server) listBulkImportFailures(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		e, err := c.bulkEntityOf(d)
 		if err != nil {
 			return err
 		}
-		return Paginate(c, e.Failures, nil, func(f store.BulkImportFailure) BulkImportFailedRecordJSON {
+		page, err = Paginate(c, e.Failures, nil, func(f store.BulkImportFailure) BulkImportFailedRecordJSON {
 			return BulkImportFailedRecordJSON{Relation: f.Relation, ExceptionMessage: f.ExceptionMessage,
 				ExceptionClass: f.ExceptionClass, CorrelationIDValue: f.CorrelationID, SourceURL: f.SourceURL,
 				SourceTitle: f.SourceTitle}
 		})
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // cancelBulkImport implements POST /bulk_imports/:id/cancel (rules
 // bulk_imports.cancel.*): administrators only (the endpoint's who), any
 // existing import becomes canceled.
 func (s *Server) cancelBulkImport(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out BulkImportJSON
+	err := s.store.Write(func(d *store.Data) error {
 		b, err := c.bulkImportOf(d)
 		if err != nil {
 			return err
 		}
 		d.SetBulkImportStatus(b, "canceled")
-		return c.JSON(http.StatusOK, bulkImportJSON(b))
+		out = bulkImportJSON(b)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }

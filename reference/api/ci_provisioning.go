@@ -40,7 +40,8 @@ func (s *Server) createUserRunner(c *Ctx) error {
 		r.TagList = []string{}
 	}
 	r.Type = *typ
-	return s.store.Write(func(d *store.Data) error {
+	var out map[string]any
+	err := s.store.Write(func(d *store.Data) error {
 		switch r.Type {
 		case store.InstanceRunner:
 			if !c.Admin() {
@@ -72,8 +73,13 @@ func (s *Server) createUserRunner(c *Ctx) error {
 			r.ProjectIDs = []int{p.ID}
 		}
 		d.CreateRunner(r)
-		return c.JSON(http.StatusCreated, map[string]any{"id": r.ID, "token": r.Secret, "token_expires_at": tsPtr(r.TokenExpiresAt)})
+		out = map[string]any{"id": r.ID, "token": r.Secret, "token_expires_at": tsPtr(r.TokenExpiresAt)}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // checkRunnerFields holds runner fields to their sets and limits
@@ -245,7 +251,8 @@ func (s *Server) createPipeline(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out CreatedPipelineJSON
+	err = s.store.Write(func(d *store.Data) error {
 		p := d.Project(rc.ProjectID)
 		if p == nil {
 			return notFound("Project")
@@ -255,8 +262,13 @@ func (s *Server) createPipeline(c *Ctx) error {
 				Message: commit.Message, AuthorName: commit.Author.Name, AuthorEmail: commit.Author.Email,
 				CreatedAt: commit.Committer.When}}
 		d.NewPipeline(pl, jobs)
-		return c.JSON(http.StatusCreated, c.view(d).pipelineJSON(pl))
+		out = c.view(d).pipelineJSON(pl)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // CreatedPipelineJSON is the platform's pipeline object, as POST .../pipeline answers it.
@@ -299,7 +311,8 @@ func (s *Server) requestJob(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out map[string]any // nil: no job for this runner
+	err := s.store.Write(func(d *store.Data) error {
 		r := d.RunnerBySecret(secret)
 		if r == nil {
 			return forbidden()
@@ -308,17 +321,25 @@ func (s *Server) requestJob(c *Ctx) error {
 			Platform: info["platform"], Arch: info["architecture"], IPAddress: clientIP(c.R)})
 		j := d.PickJob(r, m)
 		if j == nil {
-			return c.NoContent()
+			return nil
 		}
 		p := d.Project(j.ProjectID)
 		pl := d.Pipeline(j.ProjectID, j.PipelineID)
-		return c.JSON(http.StatusCreated, map[string]any{
+		out = map[string]any{
 			"id": j.ID, "token": j.TokenSecret, "allow_git_fetch": true,
 			"job_info": map[string]any{"id": j.ID, "name": j.Name, "stage": j.Stage, "project_id": p.ID, "project_name": p.Name},
 			"git_info": map[string]any{"ref": pl.Ref, "sha": pl.SHA, "ref_type": map[bool]string{true: "tag", false: "branch"}[pl.Tag]},
 			"steps":    []map[string]any{{"name": "script", "script": j.Script, "when": "on_success"}},
-		})
+		}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return c.NoContent()
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 func clientIP(r *http.Request) string {
@@ -346,7 +367,8 @@ func (s *Server) updateJobState(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out map[string]any
+	err = s.store.Write(func(d *store.Data) error {
 		j := d.Job(id)
 		if j == nil {
 			return notFound("Job")
@@ -363,8 +385,13 @@ func (s *Server) updateJobState(c *Ctx) error {
 			r = *reason
 		}
 		d.FinishJob(j, st, trace, r)
-		return c.JSON(http.StatusOK, map[string]any{"id": j.ID, "status": j.Status})
+		out = map[string]any{"id": j.ID, "status": j.Status}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // jobForAction resolves :id and :job_id for the job actions: Developer or
@@ -383,7 +410,8 @@ func (c *Ctx) jobForAction(d *store.Data) (*store.Job, error) {
 // retryJob implements the platform's POST /projects/:id/jobs/:job_id/retry
 // (provisioning): a finished job is replaced by a new pending one.
 func (s *Server) retryJob(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out JobJSON
+	err := s.store.Write(func(d *store.Data) error {
 		j, err := c.jobForAction(d)
 		if err != nil {
 			return err
@@ -392,14 +420,20 @@ func (s *Server) retryJob(c *Ctx) error {
 			return forbiddenMsg("Job is not retryable")
 		}
 		n := d.RetryJob(j)
-		return c.JSON(http.StatusCreated, c.view(d).jobJSON(n))
+		out = c.view(d).jobJSON(n)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // cancelJob implements the platform's POST /projects/:id/jobs/:job_id/cancel
 // (provisioning): an unfinished job becomes canceled.
 func (s *Server) cancelJob(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out JobJSON
+	err := s.store.Write(func(d *store.Data) error {
 		j, err := c.jobForAction(d)
 		if err != nil {
 			return err
@@ -408,14 +442,20 @@ func (s *Server) cancelJob(c *Ctx) error {
 			return forbiddenMsg("Job is not cancelable")
 		}
 		d.CancelJob(j)
-		return c.JSON(http.StatusCreated, c.view(d).jobJSON(j))
+		out = c.view(d).jobJSON(j)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // playJob implements the platform's POST /projects/:id/jobs/:job_id/play
 // (provisioning): a manual job becomes pending.
 func (s *Server) playJob(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out JobJSON
+	err := s.store.Write(func(d *store.Data) error {
 		j, err := c.jobForAction(d)
 		if err != nil {
 			return err
@@ -424,6 +464,11 @@ func (s *Server) playJob(c *Ctx) error {
 			return errorf(http.StatusBadRequest, "400 Bad request - Unplayable Job")
 		}
 		d.PlayJob(j)
-		return c.JSON(http.StatusOK, c.view(d).jobJSON(j))
+		out = c.view(d).jobJSON(j)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -74,53 +74,58 @@ func (s *Server) listCommits(c *Ctx) error {
 		opts.Path = strings.Trim(pathFilter, "/")
 	}
 	var oids []git.Oid
+	empty := false // an empty repository: an empty page
 	if !all {
 		ref := ""
 		if refName != nil {
 			ref = *refName
 		}
 		opts.Revs, err = resolveRange(ctx, rc, ref)
-		if errors.Is(err, git.ErrNotFound) && ref == "" {
-			return Paginate(c, oids, nil, func(git.Oid) CommitJSON { return CommitJSON{} }) // an empty repository
+		empty = errors.Is(err, git.ErrNotFound) && ref == ""
+		if err != nil && !empty {
+			return gitError(err, "Reference")
+		}
+	}
+	if !empty {
+		oids, err = rc.Repo.Log(ctx, opts)
+		if errors.Is(err, git.ErrBadPattern) {
+			return invalidParam("author")
 		}
 		if err != nil {
 			return gitError(err, "Reference")
 		}
 	}
-	oids, err = rc.Repo.Log(ctx, opts)
-	if errors.Is(err, git.ErrBadPattern) {
-		return invalidParam("author")
-	}
-	if err != nil {
-		return gitError(err, "Reference")
-	}
-	_, _, start, end, err := c.offsetWindow(len(oids))
+	// Only the page's commits are read and rendered.
+	page, err := PaginateWindow(c, len(oids), func(start, end int) ([]CommitJSON, error) {
+		cms := make([]*git.Commit, 0, end-start)
+		for _, oid := range oids[start:end] {
+			cm, err := rc.Repo.Commit(ctx, oid)
+			if err != nil {
+				return nil, gitError(err, "Commit")
+			}
+			cms = append(cms, cm)
+		}
+		var stats map[git.Oid]git.Stats
+		if withStats {
+			var err error
+			if stats, err = rc.Repo.StatsOf(ctx, cms); err != nil {
+				return nil, gitError(err, "Commit")
+			}
+		}
+		out := make([]CommitJSON, 0, len(cms))
+		for _, cm := range cms {
+			j := rc.commitJSON(cm, trailers)
+			if withStats {
+				j.Stats = statsJSON(stats[cm.ID])
+			}
+			out = append(out, j)
+		}
+		return out, nil
+	})
 	if err != nil {
 		return err
 	}
-	page := make([]*git.Commit, 0, end-start)
-	for _, oid := range oids[start:end] {
-		cm, err := rc.Repo.Commit(ctx, oid)
-		if err != nil {
-			return gitError(err, "Commit")
-		}
-		page = append(page, cm)
-	}
-	rendered := make(map[git.Oid]CommitJSON, len(page))
-	var stats map[git.Oid]git.Stats
-	if withStats {
-		if stats, err = rc.Repo.StatsOf(ctx, page); err != nil {
-			return gitError(err, "Commit")
-		}
-	}
-	for _, cm := range page {
-		j := rc.commitJSON(cm, trailers)
-		if withStats {
-			j.Stats = statsJSON(stats[cm.ID])
-		}
-		rendered[cm.ID] = j
-	}
-	return Paginate(c, oids, nil, func(o git.Oid) CommitJSON { return rendered[o] })
+	return c.JSONPage(page)
 }
 
 // commitOf resolves the :sha path parameter: a SHA, a branch or a tag name.
@@ -199,7 +204,11 @@ func (s *Server) commitRefs(c *Ctx) error {
 			refs = append(refs, CommitRef{Type: "tag", Name: t})
 		}
 	}
-	return Paginate(c, refs, nil, func(r CommitRef) CommitRef { return r })
+	page, err := Paginate(c, refs, nil, func(r CommitRef) CommitRef { return r })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // commitSequence implements GET .../commits/:sha/sequence (rule commits.sequence.1).
@@ -253,10 +262,14 @@ func (s *Server) commitDiff(c *Ctx) error {
 	if err != nil {
 		return gitError(err, "Commit")
 	}
-	return Paginate(c, files, nil, func(f git.FileDiff) CommitDiff {
+	page, err := Paginate(c, files, nil, func(f git.FileDiff) CommitDiff {
 		return CommitDiff{Diff: f.Patch, NewPath: f.NewPath, OldPath: f.OldPath, AMode: gitMode(f.AMode), BMode: gitMode(f.BMode),
 			NewFile: f.NewFile, RenamedFile: f.Renamed, DeletedFile: f.Deleted}
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // CommitComment is the spec's commit comment.
@@ -303,10 +316,17 @@ func (s *Server) listCommitComments(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		v := c.view(d)
-		return Paginate(c, d.CommitComments(rc.ProjectID, string(cm.ID)), nil, v.commitComment)
+		var err error
+		page, err = Paginate(c, d.CommitComments(rc.ProjectID, string(cm.ID)), nil, v.commitComment)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // createCommitComment implements POST .../commits/:sha/comments (rule commits.comments.1).
@@ -334,10 +354,16 @@ func (s *Server) createCommitComment(c *Ctx) error {
 			cc.LineType = *lineType
 		}
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out CommitComment
+	err = s.store.Write(func(d *store.Data) error {
 		d.AddCommitComment(cc)
-		return c.JSON(http.StatusCreated, c.view(d).commitComment(cc))
+		out = c.view(d).commitComment(cc)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // pickErrors are the bodies of Errors rule 4.

@@ -24,7 +24,8 @@ func (s *Server) createGroup(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out GroupJSON
+	err := s.store.Write(func(d *store.Data) error {
 		if n.ParentID != 0 {
 			parent := d.Group(n.ParentID)
 			if parent == nil || !d.CanSeeGroup(c.Caller, parent) {
@@ -40,8 +41,13 @@ func (s *Server) createGroup(c *Ctx) error {
 		if err != nil {
 			return asError(err, "Parent Group")
 		}
-		return c.JSON(http.StatusCreated, c.view(d).group(g, true))
+		out = c.view(d).group(g, true)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // deleteGroup implements the platform's DELETE /groups/:id: 202, removed at once here.
@@ -78,7 +84,8 @@ func (s *Server) shareGroup(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out GroupJSON
+	err = s.store.Write(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
@@ -96,8 +103,13 @@ func (s *Server) shareGroup(c *Ctx) error {
 		if _, err := d.ShareWithGroup(store.SourceGroup, g.ID, invited, *lv, expires); err != nil {
 			return conflict("Group already shared with this group")
 		}
-		return c.JSON(http.StatusCreated, c.view(d).group(g, true))
+		out = c.view(d).group(g, true)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // setGroupCustomAttribute implements the platform's PUT
@@ -107,15 +119,19 @@ func (s *Server) setGroupCustomAttribute(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	err = s.store.Write(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
 		}
 		d.Touch(g)
 		g.CustomAttributes[key] = value
-		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 }
 
 // getGroup implements GET /groups/:id (rules groups.get.*): anonymous callers
@@ -129,18 +145,23 @@ func (s *Server) getGroup(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var out GroupJSON
+	err := s.store.Read(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
 		}
-		out := c.view(d).groupDetail(g, c.groupRole(d, g) >= access.Owner, withProjects)
+		out = c.view(d).groupDetail(g, c.groupRole(d, g) >= access.Owner, withProjects)
 		if withCA && c.Admin() {
 			ca := customAttributes(g.CustomAttributes)
 			out.CustomAttributes = &ca
 		}
-		return c.JSON(http.StatusOK, out)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // ListGroupsOptions are the filters and orderings of GET /groups.
@@ -292,7 +313,8 @@ func (s *Server) listGroups(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		v := c.view(d)
 		render := func(g *store.Group) any {
 			out := v.groupEntry(g, o.Statistics)
@@ -319,8 +341,14 @@ func (s *Server) listGroups(c *Ctx) error {
 			}
 		}
 		sortGroups(d, items, o)
-		return Paginate(c, items, ks, render)
+		var err error
+		page, err = Paginate(c, items, ks, render)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // ListGroupProjectsOptions are the filters and orderings of GET /groups/:id/projects.
@@ -452,7 +480,8 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
 			return err
@@ -473,7 +502,7 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 		}
 		sortGroupProjects(items, o)
 		v := c.view(d)
-		return Paginate(c, items, nil, func(p *store.Project) any {
+		page, err = Paginate(c, items, nil, func(p *store.Project) any {
 			var ca []map[string]string
 			if o.WithCustomAttributes {
 				ca = customAttributes(p.CustomAttributes)
@@ -487,24 +516,37 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 			out.CustomAttributes = ca
 			return out
 		})
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // starProject implements the platform's POST /projects/:id/star (provisioning
 // for the starred filter of GET /groups/:id/projects): 201 with the project,
 // 304 when the caller had already starred it.
 func (s *Server) starProject(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out ProjectJSON
+	starred := false
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
 		}
-		if !d.StarProject(p, c.Caller) {
-			c.W.WriteHeader(http.StatusNotModified)
-			return nil
+		if starred = d.StarProject(p, c.Caller); starred {
+			out = c.view(d).project(p)
 		}
-		return c.JSON(http.StatusCreated, c.view(d).project(p))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if !starred {
+		return notModified(c)
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // setProjectCustomAttribute implements the platform's PUT
@@ -515,7 +557,7 @@ func (s *Server) setProjectCustomAttribute(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -525,6 +567,10 @@ func (s *Server) setProjectCustomAttribute(c *Ctx) error {
 			p.CustomAttributes = map[string]string{}
 		}
 		p.CustomAttributes[key] = value
-		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 }

@@ -100,7 +100,11 @@ func (s *Server) listIntegrations(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return Paginate(c, out, nil, func(j IntegrationJSON) IntegrationJSON { return j })
+	page, err := Paginate(c, out, nil, func(j IntegrationJSON) IntegrationJSON { return j })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // setIntegration implements PUT /projects/:id/integrations/:slug

@@ -234,7 +234,8 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		p, err := c.jobsProject(d)
 		if err != nil {
 			return err
@@ -254,8 +255,13 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 			}},
 			Sorts: []string{"desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
 		}
-		return Paginate(c, newestFirst(kept), ks, c.view(d).jobJSON)
+		page, err = Paginate(c, newestFirst(kept), ks, c.view(d).jobJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // pipelineOf resolves :pipeline_id within the project.
@@ -283,7 +289,8 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		p, err := c.jobsProject(d)
 		if err != nil {
 			return err
@@ -301,8 +308,13 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 			}
 		}
 		sortJobsByID(jobs)
-		return Paginate(c, newestFirst(jobs), nil, c.view(d).jobJSON)
+		page, err = Paginate(c, newestFirst(jobs), nil, c.view(d).jobJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func sortJobsByID(jobs []*store.Job) {
@@ -320,7 +332,8 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		p, err := c.jobsProject(d)
 		if err != nil {
 			return err
@@ -335,8 +348,13 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 				out = append(out, j)
 			}
 		}
-		return Paginate(c, newestFirst(out), nil, c.view(d).bridgeJSON)
+		page, err = Paginate(c, newestFirst(out), nil, c.view(d).bridgeJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // tokenJob is the job of the presented job token; any other credential is
@@ -354,20 +372,27 @@ func (c *Ctx) tokenJob(d *store.Data) (*store.Job, error) {
 
 // currentJob implements GET /job (rules jobs.current.*).
 func (s *Server) currentJob(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out JobJSON
+	err := s.store.Read(func(d *store.Data) error {
 		j, err := c.tokenJob(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).jobJSON(j))
+		out = c.view(d).jobJSON(j)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // jobAllowedAgents implements GET /job/allowed_agents (rules
 // jobs.allowed_agents.*). The reference has no Kubernetes agents, so
 // allowed_agents is empty.
 func (s *Server) jobAllowedAgents(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out map[string]any
+	err := s.store.Read(func(d *store.Data) error {
 		j, err := c.tokenJob(d)
 		if err != nil {
 			return err
@@ -383,14 +408,19 @@ func (s *Server) jobAllowedAgents(c *Ctx) error {
 			user = map[string]any{"id": ref.ID, "name": ref.Name, "username": ref.Username, "state": ref.State,
 				"avatar_url": ref.AvatarURL, "web_url": ref.WebURL}
 		}
-		return c.JSON(http.StatusOK, map[string]any{
+		out = map[string]any{
 			"allowed_agents": []any{},
 			"job":            map[string]int{"id": j.ID},
 			"pipeline":       map[string]int{"id": j.PipelineID},
 			"project":        map[string]any{"id": p.ID, "groups": groups},
 			"user":           user,
-		})
+		}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // jobOf resolves :job_id within a project whose jobs the caller may read.
@@ -417,13 +447,19 @@ func (c *Ctx) jobIn(d *store.Data, p *store.Project) (*store.Job, error) {
 
 // getJob implements GET /projects/:id/jobs/:job_id (rules jobs.get.*).
 func (s *Server) getJob(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out JobJSON
+	err := s.store.Read(func(d *store.Data) error {
 		j, err := c.jobOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).jobJSON(j))
+		out = c.view(d).jobJSON(j)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // jobTrace implements GET /projects/:id/jobs/:job_id/trace (rules

@@ -43,7 +43,8 @@ func (s *Server) listLabels(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -55,8 +56,13 @@ func (s *Server) listLabels(c *Ctx) error {
 			}
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, v.label)
+		page, err = Paginate(c, items, nil, v.label)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getLabel implements GET /projects/:id/labels/:label_id (provisioning): by id or name.

@@ -46,7 +46,8 @@ func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out MemberJSON
+	err = s.store.Write(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -62,8 +63,13 @@ func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 		if err != nil {
 			return conflict("Member already exists")
 		}
-		return c.JSON(http.StatusCreated, c.view(d).member(m, int(m.Access)))
+		out = c.view(d).member(m, int(m.Access))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // ListMembersOptions are the inputs of GET .../members and .../members/all.
@@ -233,7 +239,8 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -248,8 +255,13 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 				items = append(items, e)
 			}
 		}
-		return Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
+		page, err = Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func (s *Server) getGroupMember(c *Ctx) error { return s.getMember(c, store.SourceGroup, false) }
@@ -266,7 +278,8 @@ func memberNotFound() *Error { return errorf(http.StatusNotFound, "404 Not found
 // getMember implements GET .../members/:user_id (direct member, rules
 // members.get.*) and GET .../members/all/:user_id (rules members.get-all.*).
 func (s *Server) getMember(c *Ctx, t store.SourceType, all bool) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out any
+	err := s.store.Read(func(d *store.Data) error {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return err
@@ -281,11 +294,16 @@ func (s *Server) getMember(c *Ctx, t store.SourceType, all bool) error {
 		}
 		for _, e := range entries {
 			if e.User.ID == uid {
-				return c.JSON(http.StatusOK, c.memberRenderer(d, src, false)(e))
+				out = c.memberRenderer(d, src, false)(e)
+				return nil
 			}
 		}
 		return memberNotFound()
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // recordActivity keeps the caller's last_activity_on current, as the platform

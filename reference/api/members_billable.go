@@ -118,7 +118,8 @@ func (s *Server) listBillableMembers(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		g, err := c.billableGroup(d)
 		if err != nil {
 			return err
@@ -133,8 +134,13 @@ func (s *Server) listBillableMembers(c *Ctx) error {
 			slices.SortStableFunc(items, func(a, b *store.BillableMember) int { return compareBillable(*sort, a, b) })
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, func(b *store.BillableMember) any { return v.billableMember(b) })
+		page, err = Paginate(c, items, nil, func(b *store.BillableMember) any { return v.billableMember(b) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // BillableMembershipJSON is the spec's Membership of a billable member.
@@ -181,7 +187,8 @@ func (s *Server) listBillableIndirectMemberships(c *Ctx) error {
 // /groups/:id/billable_members/:user_id/memberships (rules
 // members.billable-memberships.*) and .../indirect (members.billable-indirect.*).
 func (s *Server) listBillableMemberMemberships(c *Ctx, list func(*store.Data, *store.Group, *store.User) []*store.Member) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		g, err := c.billableGroup(d)
 		if err != nil {
 			return err
@@ -195,15 +202,20 @@ func (s *Server) listBillableMemberMemberships(c *Ctx, list func(*store.Data, *s
 			return notFound("User")
 		}
 		v := c.view(d)
-		return Paginate(c, list(d, g, u), nil, func(m *store.Member) any { return v.billableMembership(m) })
+		page, err = Paginate(c, list(d, g, u), nil, func(m *store.Member) any { return v.billableMembership(m) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // deleteBillableMember implements DELETE /groups/:id/billable_members/:user_id
 // (rules members.billable-delete.*): the user leaves the group, its subgroups
 // and its projects at once.
 func (s *Server) deleteBillableMember(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		g, err := c.billableGroup(d)
 		if err != nil {
 			return err
@@ -224,6 +236,10 @@ func (s *Server) deleteBillableMember(c *Ctx) error {
 		case err != nil:
 			return err
 		}
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

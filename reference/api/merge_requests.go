@@ -302,7 +302,7 @@ func (s *Server) updateMergeRequest(c *Ctx) error {
 // deleteMergeRequest implements DELETE /projects/:id/merge_requests/:merge_request_iid
 // (provisioning; rule merge_requests.delete.*): project Owners and administrators.
 func (s *Server) deleteMergeRequest(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		p, mr, err := c.mrOf(d)
 		if err != nil {
 			return err
@@ -311,8 +311,12 @@ func (s *Server) deleteMergeRequest(c *Ctx) error {
 			return forbidden()
 		}
 		d.DeleteMergeRequest(mr)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }
 
 // mergeMergeRequest implements PUT /projects/:id/merge_requests/:merge_request_iid/merge
@@ -653,13 +657,21 @@ func (s *Server) listMRs(c *Ctx, global bool) error {
 	if recheck && !simple {
 		return s.listRechecked(c, items, from, details)
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		v := c.view(d)
+		var err error
 		if simple {
-			return Paginate(c, items, nil, v.mergeRequestSimple)
+			page, err = Paginate(c, items, nil, v.mergeRequestSimple)
+		} else {
+			page, err = Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON { return v.mergeRequest(mr, from, details) })
 		}
-		return Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON { return v.mergeRequest(mr, from, details) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // listRechecked answers a list with with_merge_status_recheck=true: the open
@@ -668,44 +680,50 @@ func (s *Server) listMRs(c *Ctx, global bool) error {
 // check shows in this answer, and the store learns of moved branches when
 // they are written.
 func (s *Server) listRechecked(c *Ctx, items []*store.MergeRequest, from *store.Project, details bool) error {
-	_, _, start, end, err := c.offsetWindow(len(items))
+	page, err := PaginateWindow(c, len(items), func(start, end int) ([]MergeRequestJSON, error) {
+		type snap struct {
+			projectID      int
+			source, target string
+		}
+		snaps := map[int]snap{}
+		s.store.Read(func(d *store.Data) error {
+			for _, mr := range items[start:end] {
+				if mr.Open() {
+					snaps[mr.ID] = snap{mr.ProjectID, mr.SourceBranch, mr.TargetBranch}
+				}
+			}
+			return nil
+		})
+		// git runs outside the lock.
+		fresh := map[int]store.MergeCheck{}
+		for id, sn := range snaps {
+			r, err := s.repos.Get(sn.projectID)
+			if err != nil {
+				continue
+			}
+			if st, err := s.evaluate(c.R.Context(), sn.projectID, r, sn.source, sn.target, "", false); err == nil {
+				fresh[id] = st.check
+			}
+		}
+		out := make([]MergeRequestJSON, 0, end-start)
+		s.store.Read(func(d *store.Data) error {
+			v := c.view(d)
+			for _, mr := range items[start:end] {
+				if chk, ok := fresh[mr.ID]; ok {
+					cp := *mr
+					cp.Check = chk
+					mr = &cp
+				}
+				out = append(out, v.mergeRequest(mr, from, details))
+			}
+			return nil
+		})
+		return out, nil
+	})
 	if err != nil {
 		return err
 	}
-	type snap struct {
-		projectID      int
-		source, target string
-	}
-	snaps := map[int]snap{}
-	s.store.Read(func(d *store.Data) error {
-		for _, mr := range items[start:end] {
-			if mr.Open() {
-				snaps[mr.ID] = snap{mr.ProjectID, mr.SourceBranch, mr.TargetBranch}
-			}
-		}
-		return nil
-	})
-	fresh := map[int]store.MergeCheck{}
-	for id, sn := range snaps {
-		r, err := s.repos.Get(sn.projectID)
-		if err != nil {
-			continue
-		}
-		if st, err := s.evaluate(c.R.Context(), sn.projectID, r, sn.source, sn.target, "", false); err == nil {
-			fresh[id] = st.check
-		}
-	}
-	return s.store.Read(func(d *store.Data) error {
-		v := c.view(d)
-		return Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON {
-			if chk, ok := fresh[mr.ID]; ok {
-				cp := *mr
-				cp.Check = chk
-				mr = &cp
-			}
-			return v.mergeRequest(mr, from, details)
-		})
-	})
+	return c.JSONPage(page)
 }
 
 // withMR runs fn on the merge request of the path under the store's read lock.

@@ -62,7 +62,11 @@ func (s *Server) mergeRequestDiffs(c *Ctx) error {
 		return err
 	}
 	kept, _ := limitDiff(files, false)
-	return Paginate(c, kept, nil, mrFile.json)
+	page, err := Paginate(c, kept, nil, mrFile.json)
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // MergeRequestChangesJSON is the deprecated changes form: the merge request
@@ -136,7 +140,11 @@ func (s *Server) mergeRequestVersions(c *Ctx) error {
 	}); err != nil {
 		return err
 	}
-	return Paginate(c, out, nil, func(v MRVersionJSON) MRVersionJSON { return v })
+	page, err := Paginate(c, out, nil, func(v MRVersionJSON) MRVersionJSON { return v })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // mergeRequestVersion implements GET .../versions/:version_id (rules
@@ -185,30 +193,29 @@ func (s *Server) mergeRequestVersion(c *Ctx) error {
 // merge_requests.pipelines.*): the pipelines of the source branch at one of
 // the merge request's commits, newest first.
 func (s *Server) mergeRequestPipelines(c *Ctx) error {
-	var items []*store.Pipeline
-	var v *view
-	if err := s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
+	var page *Page
+	err := s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
 		shas := map[string]bool{}
 		for _, ver := range mr.Versions {
 			for _, sha := range ver.Commits {
 				shas[sha] = true
 			}
 		}
-		items, v = d.PipelinesOf(mr.ProjectID, mr.SourceBranch, shas), c.view(d)
-		return nil
-	}); err != nil {
+		var err error
+		page, err = Paginate(c, d.PipelinesOf(mr.ProjectID, mr.SourceBranch, shas), nil, c.view(d).pipelineJSON)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
-		v.d = d
-		return Paginate(c, items, nil, v.pipelineJSON)
-	})
+	return c.JSONPage(page)
 }
 
 // listMergeRequestBlocks implements GET .../blocks (rule merge_requests.blocks.*):
 // the blocks on the merge request whose blocking merge request the caller may read.
 func (s *Server) listMergeRequestBlocks(c *Ctx) error {
-	return s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
+	var page *Page
+	err := s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
 		var items []*store.MRBlock
 		for _, b := range d.BlocksOf(mr.ID) {
 			if blocking := d.MergeRequest(b.BlockingID); blocking != nil && d.CanReadMergeRequests(c.Caller, d.Project(blocking.ProjectID)) {
@@ -216,8 +223,14 @@ func (s *Server) listMergeRequestBlocks(c *Ctx) error {
 			}
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, v.mrBlock)
+		var err error
+		page, err = Paginate(c, items, nil, v.mrBlock)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // createMergeRequestBlock implements POST .../blocks (rules
@@ -272,7 +285,7 @@ func (s *Server) deleteMergeRequestBlock(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	err = s.store.Write(func(d *store.Data) error {
 		p, mr, err := c.mrOf(d)
 		if err != nil {
 			return err
@@ -286,8 +299,12 @@ func (s *Server) deleteMergeRequestBlock(c *Ctx) error {
 			return forbidden()
 		}
 		d.DeleteBlock(b)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }
 
 // notModified is the spec's 304: no body.
@@ -545,12 +562,19 @@ func (s *Server) listMergeRequestNotes(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
+	var page *Page
+	err := s.withMR(c, func(d *store.Data, _ *store.Project, mr *store.MergeRequest) error {
 		notes := d.NotesOn(store.Awardable{Type: store.AwardableMergeRequest, ID: mr.ID})
 		sortNotes(notes, orderBy, sortDir)
 		v := c.view(d)
-		return Paginate(c, notes, nil, func(n *store.Note) NoteJSON { return v.note(n, &mr.IID) })
+		var err error
+		page, err = Paginate(c, notes, nil, func(n *store.Note) NoteJSON { return v.note(n, &mr.IID) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func sortNotes(notes []*store.Note, orderBy, sortDir string) {

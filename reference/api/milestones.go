@@ -36,7 +36,8 @@ func (s *Server) listMilestones(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -52,8 +53,13 @@ func (s *Server) listMilestones(c *Ctx) error {
 			items = append(items, m)
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, func(m *store.Milestone) MilestoneJSON { return *v.milestone(m) })
+		page, err = Paginate(c, items, nil, func(m *store.Milestone) MilestoneJSON { return *v.milestone(m) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func containsFold(s, sub string) bool {

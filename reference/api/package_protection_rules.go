@@ -82,13 +82,19 @@ func packageRuleRefused(err error) error {
 // listPackageProtectionRules implements GET /projects/:id/packages/protection/rules
 // (rules package_protection_rules.list.*, .ids.3, .access.*).
 func (s *Server) listPackageProtectionRules(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.packageRulesProject(d)
 		if err != nil {
 			return err
 		}
-		return Paginate(c, d.PackageProtectionRules(p.ID), nil, packageProtectionRule)
+		page, err = Paginate(c, d.PackageProtectionRules(p.ID), nil, packageProtectionRule)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // createPackageProtectionRule implements POST /projects/:id/packages/protection/rules
@@ -98,7 +104,8 @@ func (s *Server) createPackageProtectionRule(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out PackageProtectionRuleJSON
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.packageRulesProject(d)
 		if err != nil {
 			return err
@@ -107,8 +114,13 @@ func (s *Server) createPackageProtectionRule(c *Ctx) error {
 		if err != nil {
 			return packageRuleRefused(err)
 		}
-		return c.JSON(http.StatusCreated, packageProtectionRule(r))
+		out = packageProtectionRule(r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // editPackageProtectionRule implements PATCH
@@ -123,7 +135,8 @@ func (s *Server) editPackageProtectionRule(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out PackageProtectionRuleJSON
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.packageRulesProject(d)
 		if err != nil {
 			return err
@@ -135,8 +148,13 @@ func (s *Server) editPackageProtectionRule(c *Ctx) error {
 		if err := d.UpdatePackageProtectionRule(r, f); err != nil {
 			return packageRuleRefused(err)
 		}
-		return c.JSON(http.StatusOK, packageProtectionRule(r))
+		out = packageProtectionRule(r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // deletePackageProtectionRule implements DELETE
@@ -147,7 +165,7 @@ func (s *Server) deletePackageProtectionRule(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.packageRulesProject(d)
 		if err != nil {
 			return err
@@ -157,6 +175,10 @@ func (s *Server) deletePackageProtectionRule(c *Ctx) error {
 			return err
 		}
 		d.DeletePackageProtectionRule(r)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

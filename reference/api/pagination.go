@@ -33,31 +33,95 @@ func (c *Ctx) perPage() (int, error) {
 	return n, nil
 }
 
-// Paginate answers a list with offset pagination (Limits, pagination rules 1
-// and 2), or keyset pagination when the caller asks for it and ks says how.
-// items must already be filtered and in the requested order.
-// Rendering into a typed slice lets encoding/json skip an interface per item.
-func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) error {
-	if c.P.Has("pagination") {
-		mode := c.In().Enum("pagination", "offset", "keyset")
-		if err := c.In().Err(); err != nil {
-			return err
-		}
-		if *mode == "keyset" {
-			if ks == nil {
-				return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for this endpoint")
-			}
-			return keysetPage(c, ks, render)
-		}
+// Page is one page of a list answer: the window's items, already rendered,
+// and the headers that describe it (Limits, pagination rules 1 to 3). It is
+// computed where the items are (under the store's lock, or from git) and
+// written once the lock is released (Ctx.JSONPage), so a slow client never
+// holds up a writer. Its items share nothing the store changes later.
+type Page struct {
+	items  any         // a typed slice []R: encoding/json then skips an interface per item
+	header [][2]string // canonical name, value; set in this order
+}
+
+func (p *Page) set(name, value string) { p.header = append(p.header, [2]string{name, value}) }
+
+// JSONPage writes p: its headers, then its items with 200.
+func (c *Ctx) JSONPage(p *Page) error {
+	h := c.W.Header()
+	for _, kv := range p.header {
+		h.Set(kv[0], kv[1])
 	}
-	total := len(items)
+	return c.JSON(http.StatusOK, p.items)
+}
+
+// Paginate computes the page of items the caller asked for: offset pagination
+// (Limits, pagination rules 1 and 2), or keyset pagination when the caller
+// asks for it and ks says how. items must already be filtered and in the
+// requested order; render runs on the page's items only.
+func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) (*Page, error) {
+	keyset, err := c.keysetAsked()
+	if err != nil {
+		return nil, err
+	}
+	if keyset {
+		if ks == nil {
+			return nil, keysetUnsupported()
+		}
+		return keysetPage(c, ks, render)
+	}
+	return offsetPage(c, len(items), func(start, end int) ([]R, error) {
+		out := make([]R, 0, end-start)
+		for _, it := range items[start:end] {
+			out = append(out, render(it))
+		}
+		return out, nil
+	})
+}
+
+// PaginateWindow is offset pagination over total items of which load reads
+// and renders only the window [start, end): lists that read their page from
+// storage (commits from git) compute the window once and load no more.
+func PaginateWindow[R any](c *Ctx, total int, load func(start, end int) ([]R, error)) (*Page, error) {
+	keyset, err := c.keysetAsked()
+	if err != nil {
+		return nil, err
+	}
+	if keyset {
+		return nil, keysetUnsupported()
+	}
+	return offsetPage(c, total, load)
+}
+
+// keysetAsked reads pagination: offset (the default) or keyset.
+func (c *Ctx) keysetAsked() (bool, error) {
+	if !c.P.Has("pagination") {
+		return false, nil
+	}
+	mode := c.In().Enum("pagination", "offset", "keyset")
+	if err := c.In().Err(); err != nil {
+		return false, err
+	}
+	return *mode == "keyset", nil
+}
+
+func keysetUnsupported() *Error {
+	return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for this endpoint")
+}
+
+// offsetPage computes the window and its headers from total, then loads the
+// window's items.
+func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)) (*Page, error) {
 	page, per, start, end, err := c.offsetWindow(total)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h := c.W.Header()
-	h.Set("X-Page", strconv.Itoa(page))
-	h.Set("X-Per-Page", strconv.Itoa(per))
+	items, err := load(start, end)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{items: items, header: make([][2]string, 0, 7)}
+	p.set("X-Page", strconv.Itoa(page))
+	p.set("X-Per-Page", strconv.Itoa(per))
 	next, prev := "", ""
 	if end < total {
 		next = strconv.Itoa(page + 1)
@@ -65,8 +129,8 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) erro
 	if page > 1 {
 		prev = strconv.Itoa(page - 1)
 	}
-	h.Set("X-Next-Page", next)
-	h.Set("X-Prev-Page", prev)
+	p.set("X-Next-Page", next)
+	p.set("X-Prev-Page", prev)
 	links := []string{}
 	if prev != "" {
 		links = append(links, c.link("prev", map[string]string{"page": prev, "per_page": strconv.Itoa(per)}))
@@ -77,22 +141,17 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) erro
 	links = append(links, c.link("first", map[string]string{"page": "1", "per_page": strconv.Itoa(per)}))
 	if total <= countLimit {
 		pages := (total + per - 1) / per
-		h.Set("X-Total", strconv.Itoa(total))
-		h.Set("X-Total-Pages", strconv.Itoa(pages))
+		p.set("X-Total", strconv.Itoa(total))
+		p.set("X-Total-Pages", strconv.Itoa(pages))
 		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(max(pages, 1)), "per_page": strconv.Itoa(per)}))
 	}
-	h.Set("Link", strings.Join(links, ", "))
-	out := make([]R, 0, end-start)
-	for _, it := range items[start:end] {
-		out = append(out, render(it))
-	}
-	return c.JSON(http.StatusOK, out)
+	p.set("Link", strings.Join(links, ", "))
+	return p, nil
 }
 
 // offsetWindow is the page the caller asked for over total items: page and
-// per_page as served, and the slice [start, end) they cover. Lists that read
-// only their page from storage (commits) use it too, so the window is computed
-// once. A page far past the end is empty; (page-1)*per_page never overflows.
+// per_page as served, and the slice [start, end) they cover. A page far past
+// the end is empty; (page-1)*per_page never overflows.
 func (c *Ctx) offsetWindow(total int) (page, per, start, end int, err error) {
 	if per, err = c.perPage(); err != nil {
 		return 0, 0, 0, 0, err
@@ -149,31 +208,31 @@ func (a Cursor) compare(b Cursor) int {
 	return 0
 }
 
-func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) error {
+func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) (*Page, error) {
 	in := c.In()
 	orderBy := in.StringOr("order_by", ks.DefaultOrder)
 	sortDir := in.StringOr("sort", ks.DefaultSort)
 	per, err := c.perPage()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := in.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	ord, ok := ks.Orders[orderBy]
 	if !ok || !contains(ks.Sorts, sortDir) {
-		return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for order_by=%s and sort=%s", orderBy, sortDir)
+		return nil, errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for order_by=%s and sort=%s", orderBy, sortDir)
 	}
 	var after *Cursor
 	if raw := in.String("cursor"); raw != nil {
 		cur, err := decodeCursor(*raw)
 		if err != nil {
-			return invalidParam("cursor")
+			return nil, invalidParam("cursor")
 		}
 		after = &cur
 	}
 	if err := in.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	sorted := ord.Sorted()
 	desc := sortDir == "desc"
@@ -203,17 +262,17 @@ func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) error {
 		out = append(out, render(it))
 		last = it
 	}
-	h := c.W.Header()
-	h.Set("X-Per-Page", strconv.Itoa(per))
+	p := &Page{items: out}
+	p.set("X-Per-Page", strconv.Itoa(per))
 	// A full page may have a successor; the page after the last one is empty
 	// and carries no Link, as the spec describes the end.
 	if len(out) == per {
 		cur := encodeCursor(ord.Key(last))
-		h.Set("Link", c.link("next", map[string]string{
+		p.set("Link", c.link("next", map[string]string{
 			"pagination": "keyset", "per_page": strconv.Itoa(per), "order_by": orderBy, "sort": sortDir, "cursor": cur,
 		}))
 	}
-	return c.JSON(http.StatusOK, out)
+	return p, nil
 }
 
 func encodeCursor(k Cursor) string {

@@ -38,7 +38,10 @@ func page(t *testing.T, target string, list []item, ks *Keyset[item]) (*httptest
 	}
 	w := httptest.NewRecorder()
 	c := &Ctx{W: w, R: r, P: p, base: "http://ref.test"}
-	err = Paginate(c, list, ks, func(it item) int { return it.ID })
+	pg, err := Paginate(c, list, ks, func(it item) int { return it.ID })
+	if err == nil {
+		err = c.JSONPage(pg)
+	}
 	var ids []int
 	if err == nil {
 		if e := json.Unmarshal(w.Body.Bytes(), &ids); e != nil {

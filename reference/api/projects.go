@@ -93,7 +93,8 @@ func (s *Server) listProjects(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		var items []*store.Project
 		for _, p := range d.Projects() {
 			if !d.CanSeeProject(c.Caller, p) {
@@ -138,8 +139,14 @@ func (s *Server) listProjects(c *Ctx) error {
 			}}
 		sortProjects(items, deref(orderBy, "created_at"), deref(sortDir, "desc"))
 		v := c.view(d)
-		return Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
+		var err error
+		page, err = Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 func deref(s *string, def string) string {
@@ -182,13 +189,19 @@ func sortProjects(ps []*store.Project, field, dir string) {
 
 // getProject implements the platform's GET /projects/:id (provisioning).
 func (s *Server) getProject(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out ProjectJSON
+	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).project(p))
+		out = c.view(d).project(p)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // editProject implements the platform's PUT /projects/:id (provisioning); the
@@ -198,7 +211,8 @@ func (s *Server) editProject(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out ProjectJSON
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -209,8 +223,13 @@ func (s *Server) editProject(c *Ctx) error {
 		if err := d.UpdateProject(p, f); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).project(p))
+		out = c.view(d).project(p)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // deleteProject implements the platform's DELETE /projects/:id: 202, removed at once here.
@@ -256,7 +275,8 @@ func (s *Server) shareProject(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out ProjectGroupLink
+	err = s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -272,9 +292,14 @@ func (s *Server) shareProject(c *Ctx) error {
 		if err != nil {
 			return conflict("Group already shared with this project")
 		}
-		return c.JSON(http.StatusCreated, ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
-			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)})
+		out = ProjectGroupLink{ID: l.ID, ProjectID: p.ID, GroupID: g.ID,
+			GroupAccess: int(l.Access), ExpiresAt: datePtr(l.ExpiresAt)}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // setArchivedTo serves POST /projects/:id/archive (true) and unarchive (false).
@@ -285,7 +310,8 @@ func setArchivedTo(archived bool) handler {
 // setArchived implements the platform's POST /projects/:id/archive and
 // /unarchive (provisioning): Owners and administrators only, 201 with the project.
 func (s *Server) setArchived(c *Ctx, archived bool) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out ProjectJSON
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
@@ -296,6 +322,11 @@ func (s *Server) setArchived(c *Ctx, archived bool) error {
 		if err := d.UpdateProject(p, store.ProjectFields{Archived: &archived}); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).project(p))
+		out = c.view(d).project(p)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }

@@ -126,21 +126,20 @@ func (s *Server) registryRepository(c *Ctx, r registryRecord, v repoView) (Regis
 	return out, nil
 }
 
-// paginateRegistryRepositories renders a page of records; a registry read failing
+// registryRepositoriesPage renders a page of records; a registry read failing
 // fails the answer (500) rather than showing a partial one.
-func (s *Server) paginateRegistryRepositories(c *Ctx, rs []registryRecord, v repoView) error {
-	var failed error
-	err := Paginate(c, rs, nil, func(r registryRecord) RegistryRepositoryJSON {
-		out, err := s.registryRepository(c, r, v)
-		if err != nil && failed == nil {
-			failed = err
+func (s *Server) registryRepositoriesPage(c *Ctx, rs []registryRecord, v repoView) (*Page, error) {
+	return PaginateWindow(c, len(rs), func(start, end int) ([]RegistryRepositoryJSON, error) {
+		out := make([]RegistryRepositoryJSON, 0, end-start)
+		for _, r := range rs[start:end] {
+			j, err := s.registryRepository(c, r, v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, j)
 		}
-		return out
+		return out, nil
 	})
-	if failed != nil {
-		return failed
-	}
-	return err
 }
 
 func (c *Ctx) registryTag(image, name string) RegistryTagJSON {
@@ -209,11 +208,35 @@ func (s *Server) registryRecordIn(c *Ctx, need access.Level) (registryRecord, er
 	return rec, err
 }
 
-// reap completes the scheduled deletes a read has shown: the records go
-// under the lock, the content after it.
-func (s *Server) reap(c *Ctx, d *store.Data, rs ...*store.RegistryRepository) func() {
-	images := d.ReapRegistryRepositories(rs...)
-	return func() { s.removeRegistryContent(c, images) }
+// reapShown completes the scheduled deletes an answer shows (delete.1): the
+// records go under the lock, their content after it. It is the one write a
+// read makes, and only when it shows a scheduled repository: "shown once,
+// then gone" needs the read to leave a mark, and keeps the asynchronous
+// delete deterministic (no timer). A failed commit fails the answer (503).
+func (s *Server) reapShown(c *Ctx, recs ...registryRecord) error {
+	var ids []int
+	for _, r := range recs {
+		if r.Status == "delete_scheduled" {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var images []string
+	err := s.store.Write(func(d *store.Data) error {
+		var rs []*store.RegistryRepository
+		for _, id := range ids {
+			if r := d.RegistryRepository(id); r != nil {
+				rs = append(rs, r)
+			}
+		}
+		images = d.ReapRegistryRepositories(rs...)
+		return nil
+	})
+	// Whatever left the records leaves the registry too, stored or not.
+	s.removeRegistryContent(c, images)
+	return err
 }
 
 // removeRegistryContent removes the registry host's content of images
@@ -280,21 +303,25 @@ func (s *Server) listGroupRegistryRepositories(c *Ctx) error {
 // the answer shows complete (delete.1).
 func (s *Server) listRegistryRecords(c *Ctx, v repoView, find func(d *store.Data) ([]*store.RegistryRepository, error)) error {
 	var recs []registryRecord
-	var reaped func()
-	err := s.store.Write(func(d *store.Data) error {
+	err := s.store.Read(func(d *store.Data) error {
 		rs, err := find(d)
 		if err != nil {
 			return err
 		}
 		recs = registryRecords(d, rs)
-		reaped = s.reap(c, d, rs...)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	defer reaped()
-	return s.paginateRegistryRepositories(c, recs, v)
+	page, err := s.registryRepositoriesPage(c, recs, v)
+	if err != nil {
+		return err
+	}
+	if err := s.reapShown(c, recs...); err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getRegistryRepository implements GET /registry/repositories/:id (rules
@@ -306,8 +333,7 @@ func (s *Server) getRegistryRepository(c *Ctx) error {
 		return err
 	}
 	var rec registryRecord
-	var reaped func()
-	err := s.store.Write(func(d *store.Data) error {
+	err := s.store.Read(func(d *store.Data) error {
 		id, err := strconv.Atoi(c.R.PathValue("id"))
 		if err != nil {
 			return notFound("Repository")
@@ -324,15 +350,16 @@ func (s *Server) getRegistryRepository(c *Ctx) error {
 			return err
 		}
 		rec = registryRecords(d, []*store.RegistryRepository{r})[0]
-		reaped = s.reap(c, d, r)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	defer reaped()
 	out, err := s.registryRepository(c, rec, v)
 	if err != nil {
+		return err
+	}
+	if err := s.reapShown(c, rec); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
@@ -378,7 +405,11 @@ func (s *Server) listRegistryTags(c *Ctx) error {
 		}},
 		Sorts: []string{"asc", "desc"}, DefaultOrder: "name", DefaultSort: "asc",
 	}
-	return Paginate(c, names, ks, func(n string) RegistryTagJSON { return c.registryTag(rec.Image, n) })
+	page, err := Paginate(c, names, ks, func(n string) RegistryTagJSON { return c.registryTag(rec.Image, n) })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // registryTagIn resolves :id, :repository_id and :tag_name in the registry

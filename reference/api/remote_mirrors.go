@@ -68,24 +68,36 @@ func (c *Ctx) mirrorOf(d *store.Data) (*store.RemoteMirror, error) {
 
 // listRemoteMirrors implements GET /projects/:id/remote_mirrors (rules remote_mirrors.list.*).
 func (s *Server) listRemoteMirrors(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.mirrorProject(d)
 		if err != nil {
 			return err
 		}
-		return Paginate(c, d.RemoteMirrors(p.ID), nil, remoteMirrorJSON)
+		page, err = Paginate(c, d.RemoteMirrors(p.ID), nil, remoteMirrorJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getRemoteMirror implements GET /projects/:id/remote_mirrors/:mirror_id (rules remote_mirrors.get.*).
 func (s *Server) getRemoteMirror(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out RemoteMirrorJSON
+	err := s.store.Read(func(d *store.Data) error {
 		m, err := c.mirrorOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, remoteMirrorJSON(m))
+		out = remoteMirrorJSON(m)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // readRemoteMirrorFields reads what POST and PUT .../remote_mirrors accept.
@@ -110,7 +122,8 @@ func (c *Ctx) readRemoteMirrorFields() (store.RemoteMirrorFields, error) {
 // createRemoteMirror implements POST /projects/:id/remote_mirrors (rules
 // remote_mirrors.create.*, remote_mirrors.url.1).
 func (s *Server) createRemoteMirror(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out RemoteMirrorJSON
+	err := s.store.Write(func(d *store.Data) error {
 		p, err := c.mirrorProject(d)
 		if err != nil {
 			return err
@@ -123,14 +136,20 @@ func (s *Server) createRemoteMirror(c *Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, remoteMirrorJSON(m))
+		out = remoteMirrorJSON(m)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // editRemoteMirror implements PUT /projects/:id/remote_mirrors/:mirror_id
 // (rules remote_mirrors.edit.*). The url cannot be changed here, as on the platform.
 func (s *Server) editRemoteMirror(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	var out RemoteMirrorJSON
+	err := s.store.Write(func(d *store.Data) error {
 		m, err := c.mirrorOf(d)
 		if err != nil {
 			return err
@@ -143,15 +162,20 @@ func (s *Server) editRemoteMirror(c *Ctx) error {
 		if err := d.UpdateRemoteMirror(m, f); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, remoteMirrorJSON(m))
+		out = remoteMirrorJSON(m)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // syncRemoteMirror implements POST /projects/:id/remote_mirrors/:mirror_id/sync
 // (rules remote_mirrors.sync.*): the update is recorded as finished at once,
 // without any push (see store.SyncRemoteMirror).
 func (s *Server) syncRemoteMirror(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		m, err := c.mirrorOf(d)
 		if err != nil {
 			return err
@@ -159,22 +183,30 @@ func (s *Server) syncRemoteMirror(c *Ctx) error {
 		if err := d.SyncRemoteMirror(m); err != nil {
 			if errors.Is(err, store.ErrMirrorDisabled) {
 				// The platform answers its own sentence as the whole message.
-				return errorf(http.StatusBadRequest, "%s", err.Error())
+				return errorf(http.StatusBadRequest, "Cannot proceed with the push mirroring. Please verify your mirror configuration.")
 			}
 			return err
 		}
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }
 
 // deleteRemoteMirror implements DELETE /projects/:id/remote_mirrors/:mirror_id (rules remote_mirrors.delete.*).
 func (s *Server) deleteRemoteMirror(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		m, err := c.mirrorOf(d)
 		if err != nil {
 			return err
 		}
 		d.DeleteRemoteMirror(m)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

@@ -224,7 +224,8 @@ func (s *Server) runnerList(c *Ctx, scopes []string, pick func(d *store.Data) ([
 	if err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		all, err := pick(d)
 		if err != nil {
 			return err
@@ -235,8 +236,13 @@ func (s *Server) runnerList(c *Ctx, scopes []string, pick func(d *store.Data) ([
 				out = append(out, r)
 			}
 		}
-		return Paginate(c, out, nil, c.view(d).runnerJSON)
+		page, err = Paginate(c, out, nil, c.view(d).runnerJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // ownsRunner reports whether u owns r by membership: Owner of its group or
@@ -314,13 +320,19 @@ func (c *Ctx) runnerOf(d *store.Data) (*store.Runner, error) {
 
 // getRunner implements GET /runners/:id (rules runners.get.*).
 func (s *Server) getRunner(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out RunnerDetailJSON
+	err := s.store.Read(func(d *store.Data) error {
 		r, err := c.runnerOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).runnerDetail(r))
+		out = c.view(d).runnerDetail(r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // updateRunner implements PUT /runners/:id (rules runners.update.*):
@@ -348,7 +360,8 @@ func (s *Server) updateRunner(c *Ctx) error {
 	if err := checkRunnerFields(al, n, timeout); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out RunnerDetailJSON
+	err := s.store.Write(func(d *store.Data) error {
 		id, err := c.PathInt("id", "Runner")
 		if err != nil {
 			return err
@@ -391,8 +404,13 @@ func (s *Server) updateRunner(c *Ctx) error {
 		if note != nil {
 			r.MaintenanceNote = *note
 		}
-		return c.JSON(http.StatusOK, c.view(d).runnerDetail(r))
+		out = c.view(d).runnerDetail(r)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // listRunnerJobs implements GET /runners/:id/jobs (rules runners.jobs.*):
@@ -409,7 +427,8 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 	if sortDir != nil && orderBy == nil {
 		return missing("order_by")
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		r, err := c.runnerOf(d)
 		if err != nil {
 			return err
@@ -434,8 +453,13 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 		if sortDir == nil || *sortDir == "desc" {
 			out = newestFirst(out)
 		}
-		return Paginate(c, out, nil, c.view(d).runnerJobJSON)
+		page, err = Paginate(c, out, nil, c.view(d).runnerJobJSON)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // listRunnerManagers implements GET /runners/:id/managers (rules runners.managers.*).
@@ -456,7 +480,11 @@ func (s *Server) listRunnerManagers(c *Ctx) error {
 		return err
 	}
 	// Paginated like every list (Endpoints convention 8).
-	return Paginate(c, out, nil, func(m RunnerManagerJSON) RunnerManagerJSON { return m })
+	page, err := Paginate(c, out, nil, func(m RunnerManagerJSON) RunnerManagerJSON { return m })
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // listProjectRunners implements GET /projects/:id/runners (rules
@@ -510,7 +538,7 @@ func (s *Server) listGroupRunners(c *Ctx) error {
 // deleteRunner implements the platform's DELETE /runners/:id
 // (provisioning), with the roles of runner update.
 func (s *Server) deleteRunner(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		id, err := c.PathInt("id", "Runner")
 		if err != nil {
 			return err
@@ -525,6 +553,10 @@ func (s *Server) deleteRunner(c *Ctx) error {
 			return forbidden()
 		}
 		d.DeleteRunner(r)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

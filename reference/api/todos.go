@@ -23,7 +23,8 @@ func (s *Server) listTodos(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		var items []*store.Todo
 		for _, t := range d.UserTodos(c.Caller) {
 			p := d.Project(t.ProjectID)
@@ -37,8 +38,14 @@ func (s *Server) listTodos(c *Ctx) error {
 			items = append(items, t)
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, v.todo)
+		var err error
+		page, err = Paginate(c, items, nil, v.todo)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // markTodoDone implements POST /todos/:id/mark_as_done (provisioning).
@@ -65,10 +72,14 @@ func (s *Server) markTodoDone(c *Ctx) error {
 
 // markAllTodosDone implements POST /todos/mark_as_done (provisioning): 204.
 func (s *Server) markAllTodosDone(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		for _, t := range d.UserTodos(c.Caller) {
 			d.MarkTodoDone(t)
 		}
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }

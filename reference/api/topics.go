@@ -60,7 +60,8 @@ func (s *Server) listTopics(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) error {
 		counts := d.TopicCounts()
 		var items []*store.Topic
 		for _, t := range d.Topics() {
@@ -82,19 +83,31 @@ func (s *Server) listTopics(c *Ctx) error {
 			return cmp.Compare(a.ID, b.ID)
 		})
 		v := c.view(d)
-		return Paginate(c, items, nil, func(t *store.Topic) TopicJSON { return v.topic(t, counts[t.ID]) })
+		var err error
+		page, err = Paginate(c, items, nil, func(t *store.Topic) TopicJSON { return v.topic(t, counts[t.ID]) })
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getTopic implements GET /topics/:id (rule topics.get.1).
 func (s *Server) getTopic(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out TopicJSON
+	err := s.store.Read(func(d *store.Data) error {
 		t, err := c.topicOf(d)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).topic(t, d.TopicProjects(t)))
+		out = c.view(d).topic(t, d.TopicProjects(t))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // readTopicFields reads what POST and PUT /topics accept; avatar is a
@@ -124,13 +137,19 @@ func (s *Server) createTopic(c *Ctx) error {
 	if f.OrganizationID != nil && *f.OrganizationID <= 0 {
 		return notFound("Organization")
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out TopicJSON
+	err = s.store.Write(func(d *store.Data) error {
 		t, err := d.CreateTopic(f)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).topic(t, d.TopicProjects(t)))
+		out = c.view(d).topic(t, d.TopicProjects(t))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // editTopic implements PUT /topics/:id (rules topics.update.*), administrators only.
@@ -141,7 +160,8 @@ func (s *Server) editTopic(c *Ctx) error {
 	}
 	// A topic's organization is fixed once created.
 	f.OrganizationID = nil
-	return s.store.Write(func(d *store.Data) error {
+	var out TopicJSON
+	err = s.store.Write(func(d *store.Data) error {
 		t, err := c.topicOf(d)
 		if err != nil {
 			return err
@@ -149,21 +169,30 @@ func (s *Server) editTopic(c *Ctx) error {
 		if err := d.UpdateTopic(t, f); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, c.view(d).topic(t, d.TopicProjects(t)))
+		out = c.view(d).topic(t, d.TopicProjects(t))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // deleteTopic implements DELETE /topics/:id (rule topics.delete.1): the topic
 // goes, and with it its assignments to projects.
 func (s *Server) deleteTopic(c *Ctx) error {
-	return s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		t, err := c.topicOf(d)
 		if err != nil {
 			return err
 		}
 		d.DeleteTopic(t)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }
 
 // mergeTopics implements POST /topics/merge (rules topics.merge.*): the
@@ -175,19 +204,28 @@ func (s *Server) mergeTopics(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out TopicJSON
+	err := s.store.Write(func(d *store.Data) error {
 		source, target := d.Topic(sourceID), d.Topic(targetID)
 		if source == nil || target == nil {
 			return notFound("Topic")
 		}
 		if err := d.MergeTopics(source, target); err != nil {
-			if errors.Is(err, store.ErrTopicsIdentical) || errors.Is(err, store.ErrTopicsOrganization) {
-				return errorf(http.StatusBadRequest, "%s", err.Error())
+			switch {
+			case errors.Is(err, store.ErrTopicsIdentical):
+				return errorf(http.StatusBadRequest, "The source topic and the target topic are identical.")
+			case errors.Is(err, store.ErrTopicsOrganization):
+				return errorf(http.StatusBadRequest, "The source topic and the target topic must belong to the same organization.")
 			}
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).topic(target, d.TopicProjects(target)))
+		out = c.view(d).topic(target, d.TopicProjects(target))
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // getTopicAvatar serves the bytes a topic's avatar_url points at

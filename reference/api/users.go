@@ -143,7 +143,8 @@ func (s *Server) listUsers(c *Ctx) error {
 		return err
 	}
 	admin := c.Admin()
-	return s.store.Read(func(d *store.Data) error {
+	var page *Page
+	err = s.store.Read(func(d *store.Data) error {
 		v := c.view(d)
 		render := func(u *store.User) any {
 			if !admin {
@@ -179,8 +180,14 @@ func (s *Server) listUsers(c *Ctx) error {
 				items = append(items, u)
 			}
 		}
-		return Paginate(c, items, ks, render)
+		var err error
+		page, err = Paginate(c, items, ks, render)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }
 
 // getUser implements GET /users/:id (rules users.get.*).
@@ -193,7 +200,8 @@ func (s *Server) getUser(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	return s.store.Read(func(d *store.Data) error {
+	var out any
+	err = s.store.Read(func(d *store.Data) error {
 		u := d.User(id)
 		if u == nil {
 			return notFound("User")
@@ -204,22 +212,34 @@ func (s *Server) getUser(c *Ctx) error {
 			if withCA {
 				a.CustomAttributes = customAttributes(u.CustomAttributes)
 			}
-			return c.JSON(http.StatusOK, a)
+			out = a
+			return nil
 		}
-		return c.JSON(http.StatusOK, v.userSingle(u))
+		out = v.userSingle(u)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // currentUser implements GET /user (rules users.current.*); sudo is applied
 // before any handler runs.
 func (s *Server) currentUser(c *Ctx) error {
-	return s.store.Read(func(d *store.Data) error {
+	var out UserAdmin
+	err := s.store.Read(func(d *store.Data) error {
 		u := d.User(c.Caller.ID)
 		if u == nil {
 			return notFound("User")
 		}
-		return c.JSON(http.StatusOK, c.view(d).userAdmin(u))
+		out = c.view(d).userAdmin(u)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // createUser implements the platform's POST /users (provisioning).
@@ -251,7 +271,8 @@ func (s *Server) createUser(c *Ctx) error {
 	if len(n.Password) >= 8 {
 		n.PasswordHash = store.HashPassword(n.Password) // bcrypt outside the lock
 	}
-	return s.store.Write(func(d *store.Data) error {
+	var out UserAdmin
+	err := s.store.Write(func(d *store.Data) error {
 		if samlGroup != nil {
 			// A SAML identity names the provider of the group it signs in to.
 			g := d.Group(*samlGroup)
@@ -273,8 +294,13 @@ func (s *Server) createUser(c *Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, c.view(d).userAdmin(u))
+		out = c.view(d).userAdmin(u)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 func (s *Server) withUser(c *Ctx, param string, fn func(d *store.Data, u *store.User) error) error {
@@ -293,31 +319,43 @@ func (s *Server) withUser(c *Ctx, param string, fn func(d *store.Data, u *store.
 
 // deleteUser implements the platform's DELETE /users/:id (provisioning).
 func (s *Server) deleteUser(c *Ctx) error {
-	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+	err := s.withUser(c, "id", func(d *store.Data, u *store.User) error {
 		if u.ID == c.Caller.ID {
 			return forbiddenMsg("you cannot delete yourself")
 		}
 		// The platform hands a deleted user's contributions to the ghost user.
 		d.Ghost()
 		d.DeleteUser(u)
-		return c.NoContent()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent()
 }
 
 // blockUser implements the platform's POST /users/:id/block: 201 with body true.
 func (s *Server) blockUser(c *Ctx) error {
-	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+	err := s.withUser(c, "id", func(d *store.Data, u *store.User) error {
 		d.SetUserState(u, "blocked")
-		return c.JSON(http.StatusCreated, true)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, true)
 }
 
 // unblockUser implements the platform's POST /users/:id/unblock.
 func (s *Server) unblockUser(c *Ctx) error {
-	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+	err := s.withUser(c, "id", func(d *store.Data, u *store.User) error {
 		d.SetUserState(u, "active")
-		return c.JSON(http.StatusCreated, true)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, true)
 }
 
 // PersonalAccessToken is the platform's token resource.
@@ -342,13 +380,19 @@ func (s *Server) createPersonalAccessToken(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
+	var out PersonalAccessToken
+	err = s.withUser(c, "user_id", func(d *store.Data, u *store.User) error {
 		t, err := d.CreateToken(u, in.name, in.scopes, in.expires, "")
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusCreated, personalAccessToken(t))
+		out = personalAccessToken(t)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 // tokenInput is what a token's creation takes: name and scopes (required)
@@ -378,14 +422,18 @@ func (s *Server) setUserCustomAttribute(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.withUser(c, "id", func(d *store.Data, u *store.User) error {
+	err = s.withUser(c, "id", func(d *store.Data, u *store.User) error {
 		d.Touch(u)
 		if u.CustomAttributes == nil {
 			u.CustomAttributes = map[string]string{}
 		}
 		u.CustomAttributes[key] = value
-		return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 }
 
 var _ = strconv.Itoa

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
@@ -43,7 +44,13 @@ const ownerToken, ownerPassword = "glpat-owner-token", "owner-password-1"
 
 func newWorld(t testing.TB, root string) *world {
 	t.Helper()
-	w := &world{st: store.New(func() time.Time { return store.FixedTime })}
+	return newWorldOn(t, root, store.New(func() time.Time { return store.FixedTime }))
+}
+
+// newWorldOn builds the world in st.
+func newWorldOn(t testing.TB, root string, st *store.Store) *world {
+	t.Helper()
+	w := &world{st: st}
 	err := w.st.Write(func(d *store.Data) error {
 		var err error
 		if w.owner, err = d.CreateUser(store.NewUser{Username: "owner", Name: "Owner", Email: "o@example.com", Password: ownerPassword}); err != nil {
@@ -300,5 +307,40 @@ func TestReferrers(t *testing.T) {
 	}
 	if m, _ := idx.IndexManifest(); len(m.Manifests) != 0 {
 		t.Errorf("artifactType filter kept %+v", m.Manifests)
+	}
+}
+
+// flakyBackend fails every commit while failing is set.
+type flakyBackend struct{ failing bool }
+
+func (b *flakyBackend) Load(func(table, key string, value []byte) error) error { return nil }
+func (b *flakyBackend) Replace([]store.Change) error                           { return nil }
+func (b *flakyBackend) Commit([]store.Change) error {
+	if b.failing {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+// With --data-dir, a push whose repository record cannot be stored is not
+// acknowledged: the client gets 503 rather than 201, and the same push goes
+// through once the disk is back.
+func TestPushAnswersFailedCommit(t *testing.T) {
+	db := &flakyBackend{}
+	st, _, err := store.Open(func() time.Time { return store.FixedTime }, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorldOn(t, "", st)
+	img := testImage(t, "layer", time.Unix(0, 0).UTC())
+	db.failing = true
+	err = remote.Write(w.ref(t, "owner/app/web:v1"), img, basic("owner", ownerPassword))
+	var te *transport.Error
+	if !errors.As(err, &te) || te.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("push with the disk failing: %v, want 503", err)
+	}
+	db.failing = false
+	if err := remote.Write(w.ref(t, "owner/app/web:v1"), img, basic("owner", ownerPassword)); err != nil {
+		t.Fatalf("push with the disk back: %v", err)
 	}
 }

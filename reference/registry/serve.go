@@ -70,29 +70,48 @@ var (
 
 // pushRecorder notes the repository of a manifest the registry accepted
 // before the client learns of it, so a tag pushed is at once in the project
-// API (how repositories come to exist).
+// API (how repositories come to exist). When the record cannot be stored
+// (--data-dir), the push answers 503 instead of 201: the client retries it,
+// and pushing a manifest again is harmless.
 type pushRecorder struct {
 	http.ResponseWriter
 	registry *Registry
 	image    string
 	subject  string // the manifest's subject, answered in OCI-Subject
 	done     bool
+	failed   bool // answered 503; what distribution writes after is dropped
 }
 
 func (p *pushRecorder) WriteHeader(status int) {
 	if status == http.StatusCreated && !p.done {
 		p.done = true
-		if p.subject != "" {
-			p.Header().Set("OCI-Subject", p.subject)
-		}
-		p.registry.store.Write(func(d *store.Data) error {
+		err := p.registry.store.Write(func(d *store.Data) error {
 			if proj, name := d.ImageProject(p.image); proj != nil {
 				d.RecordRegistryRepository(proj, name)
 			}
 			return nil
 		})
+		if err != nil {
+			p.failed = true
+			h := p.Header()
+			for _, k := range []string{"Location", "Docker-Content-Digest", "Content-Length"} {
+				h.Del(k)
+			}
+			serveError(p.ResponseWriter, errcode.ErrorCodeUnavailable.WithMessage("503 Service Unavailable - "+err.Error()).WithDetail(nil), http.StatusServiceUnavailable)
+			return
+		}
+		if p.subject != "" {
+			p.Header().Set("OCI-Subject", p.subject)
+		}
 	}
 	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *pushRecorder) Write(b []byte) (int, error) {
+	if p.failed {
+		return len(b), nil
+	}
+	return p.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -174,6 +174,14 @@ func (g *groupCommit) enqueue(changes []Change) uint64 {
 	return g.queued
 }
 
+// hasPending reports whether changes wait to be committed (a failed commit
+// put them back).
+func (g *groupCommit) hasPending() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending) > 0
+}
+
 // wait returns once batch n is durable, committing what is queued when no
 // one else is. A failed commit puts its changes back in front, so the next
 // commit retries them, and answers ErrPersist.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -318,5 +319,54 @@ func TestGroupCommitKeepsEveryWriteInOrder(t *testing.T) {
 		if got[i].Table != want[i].Table || got[i].Key != want[i].Key || string(got[i].Value) != string(want[i].Value) {
 			t.Fatalf("record %s/%s on disk differs from memory:\n%s\n%s", want[i].Table, want[i].Key, got[i].Value, want[i].Value)
 		}
+	}
+}
+
+// failingBackend fails every commit while failing is set.
+type failingBackend struct {
+	memBackend
+	failing bool
+}
+
+func (b *failingBackend) Commit(changes []Change) error {
+	if b.failing {
+		return fmt.Errorf("disk full")
+	}
+	return b.memBackend.Commit(changes)
+}
+
+// TestWriteWaitsForAFailedCommit: a write that changes nothing is not
+// acknowledged while what an earlier failed commit left pending is not on
+// disk (a retried create finds the record the failed one left in memory and
+// changes nothing), and it commits that record once the disk is back.
+func TestWriteWaitsForAFailedCommit(t *testing.T) {
+	db := &failingBackend{memBackend: memBackend{m: map[string]map[string][]byte{}}}
+	st, _, err := Open(func() time.Time { return FixedTime }, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createAnn := func(d *Data) error {
+		if d.UserByUsername("ann") != nil {
+			return nil // already there: nothing to change
+		}
+		_, err := d.CreateUser(NewUser{Username: "ann", Name: "Ann", Email: "ann@example.com"})
+		return err
+	}
+	db.failing = true
+	if err := st.Write(createAnn); !errors.Is(err, ErrPersist) {
+		t.Fatalf("create with the disk failing = %v, want ErrPersist", err)
+	}
+	if err := st.Write(createAnn); !errors.Is(err, ErrPersist) {
+		t.Fatalf("retried create with the disk still failing = %v, want ErrPersist", err)
+	}
+	db.failing = false
+	if err := st.Write(createAnn); err != nil {
+		t.Fatalf("retried create with the disk back = %v", err)
+	}
+	if len(db.m["users"]) != 1 {
+		t.Fatalf("users on disk: %v, want ann", db.m["users"])
+	}
+	if err := st.Write(func(*Data) error { return nil }); err != nil {
+		t.Fatalf("a write with nothing pending = %v", err)
 	}
 }

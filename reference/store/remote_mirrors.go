@@ -39,8 +39,8 @@ const (
 var MirrorAuthMethods = []string{MirrorAuthSSHKey, MirrorAuthPassword}
 
 // ErrMirrorDisabled refuses to force an update of a mirror that is not
-// enabled, worded as the platform words it.
-var ErrMirrorDisabled = errors.New("Cannot proceed with the push mirroring. Please verify your mirror configuration.")
+// enabled; the API answers it in the platform's words.
+var ErrMirrorDisabled = errors.New("mirror not enabled")
 
 // mirrorSchemes are the URL schemes a push mirror may use, in the platform's order.
 var mirrorSchemes = []string{"http", "https", "ssh", "git"}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"v4cert/reference/access"
@@ -57,6 +58,7 @@ type Store struct {
 	db     Backend
 	gc     groupCommit
 	verify bool
+	writes atomic.Uint64
 }
 
 // New returns an empty store using clock.
@@ -76,6 +78,7 @@ func (s *Store) Read(fn func(d *Data) error) error {
 // backend, the records fn touched are committed before Write returns, so an
 // acknowledged write survives a crash; a failed commit answers ErrPersist.
 func (s *Store) Write(fn func(d *Data) error) error {
+	s.writes.Add(1)
 	s.mu.Lock()
 	err := fn(s.d)
 	if s.db == nil {
@@ -90,7 +93,10 @@ func (s *Store) Write(fn func(d *Data) error) error {
 	}
 	changes, perr := s.encode()
 	var batch uint64
-	if perr == nil && len(changes) > 0 {
+	// A write that changed nothing still waits for what an earlier failed
+	// commit left pending: what it acknowledges may rest on it (a retried
+	// create finds the record the failed one left in memory).
+	if perr == nil && (len(changes) > 0 || s.gc.hasPending()) {
 		batch = s.gc.enqueue(changes)
 	}
 	s.mu.Unlock()
@@ -101,6 +107,10 @@ func (s *Store) Write(fn func(d *Data) error) error {
 	}
 	return cmp.Or(perr, err)
 }
+
+// Writes counts the writes begun so far, so tests can hold a read to the
+// shared lock (a GET never writes).
+func (s *Store) Writes() uint64 { return s.writes.Load() }
 
 // SourceType names what a membership, link or access request belongs to, with
 // the platform's words.

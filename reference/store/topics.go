@@ -29,10 +29,11 @@ var avatarFormats = []string{"png", "jpg", "jpeg", "gif", "bmp", "tiff", "ico", 
 
 const maxAvatarBytes = 200 * 1024
 
-// The reasons a merge of topics is refused, worded as the platform words them.
+// The reasons a merge of topics is refused; the API answers them in the
+// platform's words.
 var (
-	ErrTopicsIdentical    = errors.New("The source topic and the target topic are identical.")
-	ErrTopicsOrganization = errors.New("The source topic and the target topic must belong to the same organization.")
+	ErrTopicsIdentical    = errors.New("source and target topic are identical")
+	ErrTopicsOrganization = errors.New("source and target topic belong to different organizations")
 )
 
 // DefaultOrganization is the organization every topic belongs to unless told otherwise.
