@@ -55,23 +55,17 @@ func (c *Ctx) requesterID() (int, error) {
 // /projects/:id/access_requests (rules access_requests.list.*): the pending
 // requests, oldest first, for project Maintainers and group Owners.
 func (s *Server) listAccessRequests(c *Ctx, t store.SourceType) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if src.Role < manageRequests(t) {
-			return forbidden()
+			return nil, forbidden()
 		}
 		v := c.view(d)
-		page, err = Paginate(c, d.AccessRequests(t, src.ID), nil, v.accessRequest)
-		return err
+		return Paginate(c, d.AccessRequests(t, src.ID), nil, v.accessRequest)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // createAccessRequest implements POST /groups/:id/access_requests and

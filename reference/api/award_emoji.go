@@ -114,20 +114,14 @@ func (c *Ctx) awardOf(d *store.Data, a store.Awardable) (*store.AwardEmoji, erro
 // and their notes; anonymous callers read public awardables
 // (rules award_emoji.list.*, .awardable.*).
 func (s *Server) listAwardEmoji(c *Ctx, f awardableForm) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		a, err := c.awardableOf(d, f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v := c.view(d)
-		page, err = Paginate(c, d.AwardEmojis(a), nil, v.awardEmoji)
-		return err
+		return Paginate(c, d.AwardEmojis(a), nil, v.awardEmoji)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getAwardEmoji implements GET <awardable>/award_emoji/:award_id

@@ -499,8 +499,7 @@ func (s *Server) listBulkImports(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		var items []*store.BulkImport
 		for _, b := range ownBulkImports(d, c) {
 			if status == nil || b.Status == *status {
@@ -508,14 +507,8 @@ func (s *Server) listBulkImports(c *Ctx) error {
 			}
 		}
 		bulkSort(items, desc, func(b *store.BulkImport) time.Time { return b.CreatedAt }, func(b *store.BulkImport) int { return b.ID })
-		var err error
-		page, err = Paginate(c, items, nil, bulkImportJSON)
-		return err
+		return Paginate(c, items, nil, bulkImportJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // listAllBulkImportEntities implements GET /bulk_imports/entities (rules bulk_imports.entities_all.*).
@@ -524,20 +517,13 @@ func (s *Server) listAllBulkImportEntities(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		var all []*store.BulkImportEntity
 		for _, b := range ownBulkImports(d, c) {
 			all = append(all, b.Entities...)
 		}
-		var err error
-		page, err = Paginate(c, filterEntities(all, status, desc), nil, bulkImportEntityJSON)
-		return err
+		return Paginate(c, filterEntities(all, status, desc), nil, bulkImportEntityJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getBulkImport implements GET /bulk_imports/:id (rules bulk_imports.get.*).
@@ -563,19 +549,13 @@ func (s *Server) listBulkImportEntities(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		b, err := c.bulkImportOf(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		page, err = Paginate(c, filterEntities(b.Entities, status, desc), nil, bulkImportEntityJSON)
-		return err
+		return Paginate(c, filterEntities(b.Entities, status, desc), nil, bulkImportEntityJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 func (c *Ctx) bulkEntityOf(d *store.Data) (*store.BulkImportEntity, error) {
@@ -614,23 +594,17 @@ func (s *Server) getBulkImportEntity(c *Ctx) error {
 
 // listBulkImportFailures implements GET /bulk_imports/:id/entities/:entity_id/failures (rules bulk_imports.failures.*).
 func (s *Server) listBulkImportFailures(c *Ctx) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		e, err := c.bulkEntityOf(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		page, err = Paginate(c, e.Failures, nil, func(f store.BulkImportFailure) BulkImportFailedRecordJSON {
+		return Paginate(c, e.Failures, nil, func(f store.BulkImportFailure) BulkImportFailedRecordJSON {
 			return BulkImportFailedRecordJSON{Relation: f.Relation, ExceptionMessage: f.ExceptionMessage,
 				ExceptionClass: f.ExceptionClass, CorrelationIDValue: f.CorrelationID, SourceURL: f.SourceURL,
 				SourceTitle: f.SourceTitle}
 		})
-		return err
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // cancelBulkImport implements POST /bulk_imports/:id/cancel (rules

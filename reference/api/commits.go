@@ -316,17 +316,10 @@ func (s *Server) listCommitComments(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		v := c.view(d)
-		var err error
-		page, err = Paginate(c, d.CommitComments(rc.ProjectID, string(cm.ID)), nil, v.commitComment)
-		return err
+		return Paginate(c, d.CommitComments(rc.ProjectID, string(cm.ID)), nil, v.commitComment)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // createCommitComment implements POST .../commits/:sha/comments (rule commits.comments.1).

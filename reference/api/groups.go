@@ -313,8 +313,7 @@ func (s *Server) listGroups(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		v := c.view(d)
 		render := func(g *store.Group) any {
 			out := v.groupEntry(g, o.Statistics)
@@ -341,14 +340,8 @@ func (s *Server) listGroups(c *Ctx) error {
 			}
 		}
 		sortGroups(d, items, o)
-		var err error
-		page, err = Paginate(c, items, ks, render)
-		return err
+		return Paginate(c, items, ks, render)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // ListGroupProjectsOptions are the filters and orderings of GET /groups/:id/projects.
@@ -480,11 +473,10 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		g, err := c.groupOf(d, "id")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		candidates := d.GroupProjects(g, o.IncludeSubgroups)
 		if o.WithShared {
@@ -502,7 +494,7 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 		}
 		sortGroupProjects(items, o)
 		v := c.view(d)
-		page, err = Paginate(c, items, nil, func(p *store.Project) any {
+		return Paginate(c, items, nil, func(p *store.Project) any {
 			var ca []map[string]string
 			if o.WithCustomAttributes {
 				ca = customAttributes(p.CustomAttributes)
@@ -516,12 +508,7 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 			out.CustomAttributes = ca
 			return out
 		})
-		return err
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // starProject implements the platform's POST /projects/:id/star (provisioning

@@ -234,11 +234,10 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.jobsProject(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		all := d.ProjectJobs(p.ID)
 		match := func(j *store.Job) bool { return scope == nil || scope[j.Status] }
@@ -255,13 +254,8 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 			}},
 			Sorts: []string{"desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
 		}
-		page, err = Paginate(c, newestFirst(kept), ks, c.view(d).jobJSON)
-		return err
+		return Paginate(c, newestFirst(kept), ks, c.view(d).jobJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // pipelineOf resolves :pipeline_id within the project.
@@ -289,15 +283,14 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.jobsProject(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pl, err := c.pipelineOf(d, p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var jobs []*store.Job
 		for _, q := range append([]*store.Pipeline{pl}, d.ChildPipelines(pl)...) {
@@ -308,13 +301,8 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 			}
 		}
 		sortJobsByID(jobs)
-		page, err = Paginate(c, newestFirst(jobs), nil, c.view(d).jobJSON)
-		return err
+		return Paginate(c, newestFirst(jobs), nil, c.view(d).jobJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 func sortJobsByID(jobs []*store.Job) {
@@ -332,15 +320,14 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.jobsProject(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pl, err := c.pipelineOf(d, p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var out []*store.Job
 		for _, j := range d.PipelineJobs(pl.ID) {
@@ -348,13 +335,8 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 				out = append(out, j)
 			}
 		}
-		page, err = Paginate(c, newestFirst(out), nil, c.view(d).bridgeJSON)
-		return err
+		return Paginate(c, newestFirst(out), nil, c.view(d).bridgeJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // tokenJob is the job of the presented job token; any other credential is

@@ -43,11 +43,10 @@ func (s *Server) listLabels(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var items []*store.Label
 		for _, l := range d.ProjectLabels(p.ID) {
@@ -56,13 +55,8 @@ func (s *Server) listLabels(c *Ctx) error {
 			}
 		}
 		v := c.view(d)
-		page, err = Paginate(c, items, nil, v.label)
-		return err
+		return Paginate(c, items, nil, v.label)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getLabel implements GET /projects/:id/labels/:label_id (provisioning): by id or name.

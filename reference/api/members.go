@@ -239,11 +239,10 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		entries := directMembers(d, src)
 		if all {
@@ -255,13 +254,8 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 				items = append(items, e)
 			}
 		}
-		page, err = Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
-		return err
+		return Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 func (s *Server) getGroupMember(c *Ctx) error { return s.getMember(c, store.SourceGroup, false) }

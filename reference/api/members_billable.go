@@ -118,11 +118,10 @@ func (s *Server) listBillableMembers(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		g, err := c.billableGroup(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var items []*store.BillableMember
 		for _, b := range d.BillableMembers(g) {
@@ -134,13 +133,8 @@ func (s *Server) listBillableMembers(c *Ctx) error {
 			slices.SortStableFunc(items, func(a, b *store.BillableMember) int { return compareBillable(*sort, a, b) })
 		}
 		v := c.view(d)
-		page, err = Paginate(c, items, nil, func(b *store.BillableMember) any { return v.billableMember(b) })
-		return err
+		return Paginate(c, items, nil, func(b *store.BillableMember) any { return v.billableMember(b) })
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // BillableMembershipJSON is the spec's Membership of a billable member.
@@ -187,28 +181,22 @@ func (s *Server) listBillableIndirectMemberships(c *Ctx) error {
 // /groups/:id/billable_members/:user_id/memberships (rules
 // members.billable-memberships.*) and .../indirect (members.billable-indirect.*).
 func (s *Server) listBillableMemberMemberships(c *Ctx, list func(*store.Data, *store.Group, *store.User) []*store.Member) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		g, err := c.billableGroup(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		uid, err := c.PathInt("user_id", "User")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		u := d.User(uid)
 		if u == nil || d.BillableMember(g, u) == nil {
-			return notFound("User")
+			return nil, notFound("User")
 		}
 		v := c.view(d)
-		page, err = Paginate(c, list(d, g, u), nil, func(m *store.Member) any { return v.billableMembership(m) })
-		return err
+		return Paginate(c, list(d, g, u), nil, func(m *store.Member) any { return v.billableMembership(m) })
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // deleteBillableMember implements DELETE /groups/:id/billable_members/:user_id

@@ -36,11 +36,10 @@ func (s *Server) listMilestones(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var items []*store.Milestone
 		for _, m := range d.ProjectMilestones(p.ID) {
@@ -53,13 +52,8 @@ func (s *Server) listMilestones(c *Ctx) error {
 			items = append(items, m)
 		}
 		v := c.view(d)
-		page, err = Paginate(c, items, nil, func(m *store.Milestone) MilestoneJSON { return *v.milestone(m) })
-		return err
+		return Paginate(c, items, nil, func(m *store.Milestone) MilestoneJSON { return *v.milestone(m) })
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 func containsFold(s, sub string) bool {

@@ -82,19 +82,13 @@ func packageRuleRefused(err error) error {
 // listPackageProtectionRules implements GET /projects/:id/packages/protection/rules
 // (rules package_protection_rules.list.*, .ids.3, .access.*).
 func (s *Server) listPackageProtectionRules(c *Ctx) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.packageRulesProject(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		page, err = Paginate(c, d.PackageProtectionRules(p.ID), nil, packageProtectionRule)
-		return err
+		return Paginate(c, d.PackageProtectionRules(p.ID), nil, packageProtectionRule)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // createPackageProtectionRule implements POST /projects/:id/packages/protection/rules

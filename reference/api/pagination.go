@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"v4cert/reference/store"
 )
 
 // The Limits section: offset pagination for every list, keyset where the spec lists it.
@@ -393,4 +395,19 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// readPage computes a list's page under the store's read lock and writes it
+// once the lock is released: the handler's list says what the page holds,
+// and a slow client never holds up a writer.
+func (s *Server) readPage(c *Ctx, list func(d *store.Data) (*Page, error)) error {
+	var page *Page
+	err := s.store.Read(func(d *store.Data) (err error) {
+		page, err = list(d)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSONPage(page)
 }

@@ -93,8 +93,7 @@ func (s *Server) listProjects(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		var items []*store.Project
 		for _, p := range d.Projects() {
 			if !d.CanSeeProject(c.Caller, p) {
@@ -139,14 +138,8 @@ func (s *Server) listProjects(c *Ctx) error {
 			}}
 		sortProjects(items, deref(orderBy, "created_at"), deref(sortDir, "desc"))
 		v := c.view(d)
-		var err error
-		page, err = Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
-		return err
+		return Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 func deref(s *string, def string) string {

@@ -68,19 +68,13 @@ func (c *Ctx) mirrorOf(d *store.Data) (*store.RemoteMirror, error) {
 
 // listRemoteMirrors implements GET /projects/:id/remote_mirrors (rules remote_mirrors.list.*).
 func (s *Server) listRemoteMirrors(c *Ctx) error {
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		p, err := c.mirrorProject(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		page, err = Paginate(c, d.RemoteMirrors(p.ID), nil, remoteMirrorJSON)
-		return err
+		return Paginate(c, d.RemoteMirrors(p.ID), nil, remoteMirrorJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getRemoteMirror implements GET /projects/:id/remote_mirrors/:mirror_id (rules remote_mirrors.get.*).

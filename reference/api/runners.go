@@ -224,11 +224,10 @@ func (s *Server) runnerList(c *Ctx, scopes []string, pick func(d *store.Data) ([
 	if err != nil {
 		return err
 	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		all, err := pick(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var out []*store.Runner
 		for _, r := range all {
@@ -236,13 +235,8 @@ func (s *Server) runnerList(c *Ctx, scopes []string, pick func(d *store.Data) ([
 				out = append(out, r)
 			}
 		}
-		page, err = Paginate(c, out, nil, c.view(d).runnerJSON)
-		return err
+		return Paginate(c, out, nil, c.view(d).runnerJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // ownsRunner reports whether u owns r by membership: Owner of its group or
@@ -427,11 +421,10 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 	if sortDir != nil && orderBy == nil {
 		return missing("order_by")
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		r, err := c.runnerOf(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var out []*store.Job
 		for _, j := range d.RunnerJobs(r.ID) {
@@ -453,13 +446,8 @@ func (s *Server) listRunnerJobs(c *Ctx) error {
 		if sortDir == nil || *sortDir == "desc" {
 			out = newestFirst(out)
 		}
-		page, err = Paginate(c, out, nil, c.view(d).runnerJobJSON)
-		return err
+		return Paginate(c, out, nil, c.view(d).runnerJobJSON)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // listRunnerManagers implements GET /runners/:id/managers (rules runners.managers.*).

@@ -23,8 +23,7 @@ func (s *Server) listTodos(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		var items []*store.Todo
 		for _, t := range d.UserTodos(c.Caller) {
 			p := d.Project(t.ProjectID)
@@ -38,14 +37,8 @@ func (s *Server) listTodos(c *Ctx) error {
 			items = append(items, t)
 		}
 		v := c.view(d)
-		var err error
-		page, err = Paginate(c, items, nil, v.todo)
-		return err
+		return Paginate(c, items, nil, v.todo)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // markTodoDone implements POST /todos/:id/mark_as_done (provisioning).

@@ -60,8 +60,7 @@ func (s *Server) listTopics(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var page *Page
-	err := s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		counts := d.TopicCounts()
 		var items []*store.Topic
 		for _, t := range d.Topics() {
@@ -83,14 +82,8 @@ func (s *Server) listTopics(c *Ctx) error {
 			return cmp.Compare(a.ID, b.ID)
 		})
 		v := c.view(d)
-		var err error
-		page, err = Paginate(c, items, nil, func(t *store.Topic) TopicJSON { return v.topic(t, counts[t.ID]) })
-		return err
+		return Paginate(c, items, nil, func(t *store.Topic) TopicJSON { return v.topic(t, counts[t.ID]) })
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getTopic implements GET /topics/:id (rule topics.get.1).

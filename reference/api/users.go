@@ -143,8 +143,7 @@ func (s *Server) listUsers(c *Ctx) error {
 		return err
 	}
 	admin := c.Admin()
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
+	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		v := c.view(d)
 		render := func(u *store.User) any {
 			if !admin {
@@ -180,14 +179,8 @@ func (s *Server) listUsers(c *Ctx) error {
 				items = append(items, u)
 			}
 		}
-		var err error
-		page, err = Paginate(c, items, ks, render)
-		return err
+		return Paginate(c, items, ks, render)
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSONPage(page)
 }
 
 // getUser implements GET /users/:id (rules users.get.*).
