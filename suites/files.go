@@ -350,7 +350,8 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/raw", Label("are
 		p := NewRepoProject(ctx, api)
 		content := "large " + strings.Repeat("content ", 64)
 		obj := api.Post(ctx, p.Repo("/lfs_objects"), Body(map[string]any{"content": content}), Unchecked())
-		if obj.Status == http.StatusNotFound {
+		// The reference has the route: against it a 404 fails the spec.
+		if obj.Status == http.StatusNotFound && !target.InProcess {
 			Skip("the target has no provisioning route for large-file objects (the reference's POST /projects/:id/repository/lfs_objects)")
 		}
 		Expect(obj).To(HaveStatus(http.StatusCreated))

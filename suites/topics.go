@@ -432,7 +432,8 @@ var _ = Describe("POST /topics/merge", Label("area:topics", "endpoint:topics.mer
 		home := newTopic(ctx, nil)
 		org := api.Get(ctx, topicPath(home.ID)).Get("organization_id").Int()
 		other := api.Post(ctx, "/topics", Body(map[string]any{"name": Unique("away"), "title": "Away", "organization_id": org + 1}))
-		if other.Status == http.StatusNotFound {
+		// The reference has every organization id: against it a 404 fails the spec.
+		if other.Status == http.StatusNotFound && !target.InProcess {
 			Skip("the target has no second organization (organizations are experimental)")
 		}
 		Expect(other).To(HaveStatus(http.StatusCreated))
