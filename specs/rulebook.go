@@ -81,6 +81,27 @@ type Rule struct {
 	Says     string `yaml:"says" json:"says"`
 	Source   string `yaml:"source" json:"source"`
 	Paid     bool   `yaml:"paid,omitempty" json:"paid,omitempty"`
+	// Platform is what the platform the spec describes does where this rule
+	// speaks, read in its source (the rule of precedence, docs/rulebook.md).
+	Platform *Platform `yaml:"platform,omitempty" json:"platform,omitempty"`
+}
+
+// Platform is the evidence of the platform's own behaviour for one rule.
+//
+// A rule whose Platform is nil has not been reviewed against the platform
+// yet. Diverges false: the rule asserts what the platform does (the spec
+// states it, or the spec is silent and the rule accepts the platform's
+// behaviour). Diverges true: the spec's text states X, the platform does Y;
+// the rule keeps asserting X and Does says Y, so a report can label a
+// failure that matches the platform as a known divergence.
+type Platform struct {
+	// Does says what the platform does, in a sentence.
+	Does string `yaml:"does" json:"does"`
+	// Source is where that was read: repository, path and version
+	// (e.g. "gitlab-org/gitlab lib/api/helpers.rb v17.5.0").
+	Source string `yaml:"source" json:"source"`
+	// Diverges marks a known platform divergence (class 3).
+	Diverges bool `yaml:"diverges,omitempty" json:"diverges,omitempty"`
 }
 
 type areaFile struct {
@@ -168,6 +189,9 @@ func Load(fsys fs.FS) (*Rulebook, error) {
 			}
 			if r.Says == "" || r.Source == "" {
 				return nil, fmt.Errorf("%s: rule %s needs says and source", name, r.ID)
+			}
+			if p := r.Platform; p != nil && (p.Does == "" || p.Source == "") {
+				return nil, fmt.Errorf("%s: rule %s: platform needs does and source", name, r.ID)
 			}
 			b.rules[r.ID] = r
 			b.Rules = append(b.Rules, r)
