@@ -100,13 +100,52 @@ func New(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &Instance{cfg: cfg, world: world}
-	var st *store.Store
-	repoDir := ""
+	var undo func()
 	if cfg.DataDir != "" {
+		// Absolute, so git (run in each repository) and every later path
+		// agree on it whatever the working directory.
+		if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
+			return nil, fmt.Errorf("--data-dir: %w", err)
+		}
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("--data-dir: %w", err)
 		}
+		undo = unmade(cfg.DataDir)
+	}
+	inst, err := build(cfg, world, clock)
+	if err != nil && undo != nil {
+		// A world that failed to build is not left for the next start to
+		// restore half-built: what this start wrote goes.
+		undo()
+	}
+	return inst, err
+}
+
+// dataDirEntries are what a start writes under --data-dir.
+var dataDirEntries = []string{"world.db", "repositories", "registry", "seed-repositories"}
+
+// unmade returns a function removing the entries of dataDirEntries that dir
+// does not hold now.
+func unmade(dir string) func() {
+	var absent []string
+	for _, name := range dataDirEntries {
+		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
+			absent = append(absent, filepath.Join(dir, name))
+		}
+	}
+	return func() {
+		for _, p := range absent {
+			os.RemoveAll(p)
+		}
+	}
+}
+
+func build(cfg Config, world *World, clock store.Clock) (*Instance, error) {
+	inst := &Instance{cfg: cfg, world: world}
+	var st *store.Store
+	var err error
+	repoDir := ""
+	if cfg.DataDir != "" {
 		repoDir = filepath.Join(cfg.DataDir, "repositories")
 		inst.db, err = store.OpenBolt(filepath.Join(cfg.DataDir, "world.db"))
 		if err != nil {

@@ -98,6 +98,14 @@ type Manager struct {
 	closed  bool
 	repos   map[int]*Repo
 	baseEnv []string
+
+	// removing holds, by project, the removal (Remove) whose files are not
+	// yet out of the project's directory: nothing may take that path until
+	// it is closed, or the late removal would delete what took it (a reset
+	// restoring the seed's repository, a restart adopting it).
+	removing map[int]chan struct{}
+	// removals counts removals whose files are not yet deleted (Close waits).
+	removals sync.WaitGroup
 }
 
 // NewManager returns a manager storing repositories under dir, or in a
@@ -107,7 +115,14 @@ func NewManager(dir string, clock func() time.Time) *Manager {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Manager{dir: dir, temp: dir == "", clock: clock, repos: map[int]*Repo{}}
+	if dir != "" {
+		// git runs in the repository's directory with GIT_DIR set, so a
+		// relative path would be read from there (--data-dir dd/ failed so).
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
+	return &Manager{dir: dir, temp: dir == "", clock: clock, repos: map[int]*Repo{}, removing: map[int]chan struct{}{}}
 }
 
 // Now is the manager's clock.
@@ -208,6 +223,7 @@ func (m *Manager) slot(id int) (string, error) {
 	if err := m.prepare(); err != nil {
 		return "", err
 	}
+	m.awaitRemoval(id)
 	if old := m.repos[id]; old != nil {
 		old.close()
 	}
@@ -240,9 +256,10 @@ func (m *Manager) Get(id int) (*Repo, error) {
 }
 
 // adopt takes over a repository a previous server left in a lasting
-// directory (--data-dir): repositories outlive the process there.
+// directory (--data-dir): repositories outlive the process there. A
+// repository being removed is gone already, not adopted again.
 func (m *Manager) adopt(id int) (*Repo, error) {
-	if m.temp {
+	if m.temp || m.removing[id] != nil {
 		return nil, ErrNotFound
 	}
 	dir := m.repoDir(id)
@@ -256,14 +273,18 @@ func (m *Manager) adopt(id int) (*Repo, error) {
 }
 
 // RemoveAll deletes every repository (POST /-/reset); the manager stays open
-// for new ones. The directories are moved aside at once and deleted in the
-// background, after writes in progress have finished, so a reset does not
-// wait for them and new repositories may take the same paths at once.
+// for new ones. Removals still pending are finished first (the caller has
+// stopped requests, so no write holds them up); then the directories are
+// moved aside at once and deleted in the background, so a reset does not
+// wait for the deletion and new repositories may take the same paths at once.
 func (m *Manager) RemoveAll() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return ErrClosed
+	}
+	for id := range m.removing {
+		m.awaitRemoval(id)
 	}
 	repos := m.repos
 	m.repos = map[int]*Repo{}
@@ -285,7 +306,9 @@ func (m *Manager) RemoveAll() error {
 			}
 		}
 	}
+	m.removals.Add(1)
 	go func() {
+		defer m.removals.Done()
 		for _, r := range repos {
 			r.wmu.Lock()
 			r.close()
@@ -294,6 +317,21 @@ func (m *Manager) RemoveAll() error {
 		os.RemoveAll(trash)
 	}()
 	return nil
+}
+
+// awaitRemoval waits, with m.mu held on entry and on return, until no
+// removal of project id holds its directory. The lock is released while
+// waiting: the removal itself takes it to finish.
+func (m *Manager) awaitRemoval(id int) {
+	for {
+		done := m.removing[id]
+		if done == nil {
+			return
+		}
+		m.mu.Unlock()
+		<-done
+		m.mu.Lock()
+	}
 }
 
 // Snapshot copies the repository of project id into dir (a template a
@@ -370,20 +408,38 @@ func (m *Manager) Ensure(id int, defaultBranch string, init func(*Repo) error) (
 
 // Remove detaches the repository of project id at once and deletes its
 // files once a write in progress has finished (without waiting for it, so a
-// caller may hold other locks that write waits on).
+// caller may hold other locks that write waits on). Until the files are out
+// of the project's directory, the path is held: a reset, a restore or a new
+// repository of id waits for it (awaitRemoval), and Get finds nothing.
 func (m *Manager) Remove(id int) {
 	m.mu.Lock()
 	r := m.repos[id]
 	delete(m.repos, id)
-	m.mu.Unlock()
-	if r == nil {
+	if r == nil || m.removing[id] != nil {
+		m.mu.Unlock()
 		return
 	}
+	done := make(chan struct{})
+	m.removing[id] = done
+	m.removals.Add(1)
+	m.mu.Unlock()
 	go func() {
+		defer m.removals.Done()
 		r.wmu.Lock()
-		defer r.wmu.Unlock()
 		r.close()
-		os.RemoveAll(r.dir)
+		// Moved aside under the write lock, deleted after the path is free.
+		trash, err := os.MkdirTemp(filepath.Dir(r.dir), ".removed-")
+		if err != nil || os.Rename(r.dir, filepath.Join(trash, filepath.Base(r.dir))) != nil {
+			os.RemoveAll(r.dir) // no room aside: deleted in place, the path still held
+		}
+		r.wmu.Unlock()
+		m.mu.Lock()
+		delete(m.removing, id)
+		m.mu.Unlock()
+		close(done)
+		if trash != "" {
+			os.RemoveAll(trash)
+		}
 	}()
 }
 
@@ -400,6 +456,11 @@ func (m *Manager) Close() error {
 		r.close()
 	}
 	m.repos = nil
+	// Removals finish before Close returns: a restart on the same directory
+	// must not meet a deletion still under way.
+	m.mu.Unlock()
+	m.removals.Wait()
+	m.mu.Lock()
 	if m.temp && m.dir != "" {
 		return os.RemoveAll(m.dir)
 	}

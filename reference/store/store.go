@@ -81,6 +81,8 @@ func (s *Store) Write(fn func(d *Data) error) error {
 	s.writes.Add(1)
 	s.mu.Lock()
 	err := fn(s.d)
+	// Any write may have renamed, blocked or touched a user.
+	s.d.usersCache.drop()
 	if s.db == nil {
 		s.mu.Unlock()
 		return err
@@ -142,7 +144,7 @@ type Data struct {
 	links      []*Link
 	requests   map[memberKey]*AccessRequest
 	topics     map[int]*Topic
-	usersCache map[string][]*User // orderings of users, dropped on write
+	usersCache orderCache // orderings of users, dropped on every write
 
 	commitComments map[int][]*CommitComment // by project
 	remoteMirrors  map[int][]*RemoteMirror  // by project, ascending id

@@ -161,7 +161,7 @@ func (d *Data) rebuildDerived() {
 		d.userByEmail[strings.ToLower(u.Email)] = u
 	}
 	sortByID(d.users, func(u *User) int { return u.ID })
-	d.usersCache = nil
+	d.usersCache.drop()
 	d.projectMRs, d.allMRs = nil, nil
 	if len(d.mergeRequests) > 0 {
 		d.projectMRs = map[int][]*MergeRequest{}

@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"sync"
 
 	"golang.org/x/crypto/bcrypt"
 	"regexp"
@@ -192,7 +193,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	d.userByID[u.ID] = u
 	d.userByName[strings.ToLower(u.Username)] = u
 	d.userByEmail[strings.ToLower(u.Email)] = u
-	d.usersCache = nil
+	d.usersCache.drop()
 	return u, nil
 }
 
@@ -214,23 +215,45 @@ func (d *Data) UserCount() int { return len(d.users) }
 // UsersOrdered returns every user ordered by field (id, name, username,
 // created_at, updated_at) ascending with id as the tie-breaker. Orderings are
 // cached until the next write so a keyset page costs the same at any depth.
+// Readers hold only the store's shared lock, so the cache has a lock of its
+// own: two lists ordered by name at once must not both write its map.
 func (d *Data) UsersOrdered(field string) []*User {
 	if field == "id" || field == "" {
 		return d.users
 	}
-	if d.usersCache == nil {
-		d.usersCache = map[string][]*User{}
-	}
-	if c, ok := d.usersCache[field]; ok {
-		return c
-	}
-	out := append([]*User(nil), d.users...)
-	sort.SliceStable(out, func(i, j int) bool {
-		c := CompareUsers(out[i], out[j], field)
-		return c < 0
+	return d.usersCache.get(field, func() []*User {
+		out := append([]*User(nil), d.users...)
+		sort.SliceStable(out, func(i, j int) bool { return CompareUsers(out[i], out[j], field) < 0 })
+		return out
 	})
-	d.usersCache[field] = out
-	return out
+}
+
+// orderCache keeps orderings of the users by field between writes.
+type orderCache struct {
+	mu      sync.Mutex
+	byField map[string][]*User
+}
+
+// get returns the ordering by field, computing it once.
+func (c *orderCache) get(field string, compute func() []*User) []*User {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.byField[field]; ok {
+		return o
+	}
+	if c.byField == nil {
+		c.byField = map[string][]*User{}
+	}
+	o := compute()
+	c.byField[field] = o
+	return o
+}
+
+// drop forgets every ordering (a write may have changed any user's fields).
+func (c *orderCache) drop() {
+	c.mu.Lock()
+	c.byField = nil
+	c.mu.Unlock()
 }
 
 // CompareUsers orders two users by field, then by id.
@@ -263,7 +286,7 @@ func (d *Data) SetUserState(u *User, state string) {
 	d.Touch(u)
 	u.State = state
 	u.UpdatedAt = d.Now()
-	d.usersCache = nil
+	d.usersCache.drop()
 }
 
 // DeleteUser removes a user, their tokens, memberships, requests and personal projects.
@@ -304,7 +327,7 @@ func (d *Data) DeleteUser(u *User) {
 			break
 		}
 	}
-	d.usersCache = nil
+	d.usersCache.drop()
 }
 
 // CreateToken issues a personal access token. An empty secret draws a random one.
