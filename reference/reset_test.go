@@ -19,7 +19,7 @@ import (
 // resetLoops is how many times TestDeleteThenReset deletes and resets; make
 // test runs the default, `go test ./reference -run DeleteThenReset
 // -args -reset-loops=5000` runs the long form.
-var resetLoops = flag.Int("reset-loops", 150, "iterations of TestDeleteThenReset per storage")
+var resetLoops = flag.Int("reset-loops", 100, "iterations of TestDeleteThenReset per storage")
 
 // TestDeleteThenReset drives what a user's CI does between tests, over one
 // keep-alive connection: read a file, write one, delete the project (202:
