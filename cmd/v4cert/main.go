@@ -65,7 +65,7 @@ func usage() string {
 		if fs := flagsOf(c); fs != nil {
 			var flags strings.Builder
 			fs.SetOutput(&flags)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			if flags.Len() > 0 {
 				b.WriteString(indent(flags.String(), "  "))
 			}
@@ -106,6 +106,10 @@ var describeMode bool
 // fatal, so -h can exit 0 (flagExit) and usage errors exit 2.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of v4cert %s:\n", name)
+		printDefaults(fs)
+	}
 	if describeMode {
 		describing = fs
 		fs.SetOutput(io.Discard)
