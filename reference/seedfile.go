@@ -293,6 +293,21 @@ func (w *seedWalker) mapping(n *yaml.Node, t reflect.Type, at seedPlace) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			// "<<: *defaults" (or a list of them): the merged mappings'
+			// keys are this entry's, checked where they are written.
+			merged := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				merged = v.Content
+			}
+			for _, m := range merged {
+				if m.Kind == yaml.AliasNode && m.Alias != nil {
+					m = m.Alias
+				}
+				w.mapping(m, t, at)
+			}
+			continue
+		}
 		field, known := keys[k.Value]
 		switch {
 		case k.Kind != yaml.ScalarNode:

@@ -167,6 +167,26 @@ func TestSeedFileShapeMistakes(t *testing.T) {
 			t.Errorf("%q: want %q, got %v", tc.yaml, tc.want, err)
 		}
 	}
+	// YAML's anchors and merge keys are YAML: an entry may share keys.
+	merged := `users:
+  - &base {username: alice, state: active}
+  - <<: *base
+    username: bob
+groups:
+  - path: acme
+    members:
+      - &dev {user: alice, access: developer}
+      - *dev
+`
+	if sf, err := ParseSeedFile("w.yaml", []byte(merged)); err != nil {
+		t.Errorf("anchors and merge keys refused: %v", err)
+	} else if len(sf.Users) != 2 || sf.Users[1].Username != "bob" || sf.Users[1].State != "active" {
+		t.Errorf("merged users: %+v", sf.Users)
+	}
+	if _, err := ParseSeedFile("w.yaml", []byte("x: &bad {nmae: a}\nusers:\n  - <<: *bad\n    username: a\n")); err == nil ||
+		!strings.Contains(err.Error(), `unknown key "x"`) || !strings.Contains(err.Error(), `w.yaml:1: users[0] (a): unknown key "nmae"`) {
+		t.Errorf("a merged mapping's unknown key: %v", err)
+	}
 	// Empty files and files of comments are the empty world: root alone.
 	for _, empty := range []string{"", "# nothing yet\n", "users:\n"} {
 		if _, err := ParseSeedFile("w.yaml", []byte(empty)); err != nil {
