@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -103,35 +105,332 @@ func LoadSeedFile(path string) (*SeedFile, error) {
 }
 
 // ParseSeedFile is LoadSeedFile on data already read; path names it in errors.
+// Every mistake is reported, one a line as "file:line: entry: what is wrong",
+// in the order of the file: the shape (unknown keys, with the closest known
+// one; a list where text belongs) is read from the YAML node tree, which
+// knows the lines, and the meaning (references, levels, dates) from the
+// decoded entries.
 func ParseSeedFile(path string, data []byte) (*SeedFile, error) {
 	sf := &SeedFile{path: path, lines: map[string]int{}}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(sf); err != nil && !errors.Is(err, errEOF(err)) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlSyntaxError(path, err)
+	}
+	var top *yaml.Node
+	if len(doc.Content) == 1 {
+		top = doc.Content[0]
+	}
+	if top == nil || isNull(top) {
+		return sf, nil // an empty file is an empty world: root alone
+	}
+	w := &seedWalker{sf: sf}
+	w.value(top, reflect.TypeOf(sf).Elem(), seedPlace{})
+	// The walk has named every node the decoder would refuse, so what the
+	// decoder says then is said already; without such a mistake it is the
+	// last word (it never is: the walk knows every type of the file).
+	if err := top.Decode(sf); err != nil && len(w.mistakes) == 0 {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err == nil && len(root.Content) == 1 {
-		top := root.Content[0]
-		for i := 0; i+1 < len(top.Content); i += 2 {
-			key, list := top.Content[i].Value, top.Content[i+1]
-			for j, item := range list.Content {
-				sf.lines[fmt.Sprintf("%s[%d]", key, j)] = item.Line
-			}
-		}
+	w.mistakes = append(w.mistakes, sf.check()...)
+	if len(w.mistakes) == 0 {
+		return sf, nil
 	}
-	if err := sf.check(); err != nil {
-		return nil, err
+	sort.SliceStable(w.mistakes, func(i, j int) bool { return w.mistakes[i].line < w.mistakes[j].line })
+	errs := make([]error, len(w.mistakes))
+	for i, m := range w.mistakes {
+		errs[i] = errors.New(m.text)
 	}
-	return sf, nil
+	return nil, errors.Join(errs...)
 }
 
-// errEOF lets an empty file through: it is an empty world (root alone).
-func errEOF(err error) error {
-	if err != nil && err.Error() == "EOF" {
-		return err
+// yamlSyntaxError puts a YAML syntax error in the file:line form of the
+// other mistakes ("yaml: line 3: mapping values are not allowed" becomes
+// "world.yaml:3: mapping values are not allowed").
+func yamlSyntaxError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
 	}
-	return nil
+	return fmt.Errorf("%s: %s", path, msg)
+}
+
+var yamlLineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// seedMistake is one mistake of a seed file, with the line it is on for the
+// order of the report.
+type seedMistake struct {
+	line int
+	text string
+}
+
+// seedPlace is where the walk is: the entry ("users[2] (carol)", empty at
+// the top of the file), the place inside it ("tokens[0]"), and the key of
+// the lines map ("users[2].tokens[0]").
+type seedPlace struct {
+	entry, inner, key string
+}
+
+// child is the place of a key or an item under p.
+func (p seedPlace) child(name string, item bool) seedPlace {
+	sep := "."
+	if item {
+		sep = ""
+	}
+	c := p
+	if c.key == "" {
+		c.key = name
+	} else {
+		c.key += sep + name
+	}
+	if p.entry != "" {
+		if c.inner == "" {
+			c.inner = name
+		} else {
+			c.inner += sep + name
+		}
+	}
+	return c
+}
+
+// label is the entry and the place inside it, as a mistake names them.
+func (p seedPlace) label() string {
+	switch {
+	case p.entry == "" && p.inner == "":
+		return ""
+	case p.inner == "":
+		return p.entry + ": "
+	}
+	return p.entry + ": " + p.inner + ": "
+}
+
+// seedWalker checks the shape of a seed file's node tree against the Go
+// types it decodes into, which give each kind of entry its keys (the yaml
+// tags), and records the line of every entry and key for the checks after.
+type seedWalker struct {
+	sf       *SeedFile
+	mistakes []seedMistake
+}
+
+func (w *seedWalker) fail(n *yaml.Node, at seedPlace, format string, a ...any) {
+	w.mistakes = append(w.mistakes, seedMistake{n.Line,
+		fmt.Sprintf("%s:%d: %s%s", w.sf.path, n.Line, at.label(), fmt.Sprintf(format, a...))})
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// value checks n as a value of type t.
+func (w *seedWalker) value(n *yaml.Node, t reflect.Type, at seedPlace) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if isNull(n) {
+		return // a key with nothing after it: the default
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		w.mapping(n, t, at)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			w.fail(n, at, "want a list (- item lines, or [a, b]), not %s", describeNode(n))
+			return
+		}
+		for i, item := range n.Content {
+			c := at.child(fmt.Sprintf("[%d]", i), true)
+			if at.entry == "" && t.Elem().Kind() == reflect.Struct {
+				// An item of a top-level list is an entry of its own.
+				c = seedPlace{entry: c.key, key: c.key}
+				if name := entryName(item); name != "" {
+					c.entry += " (" + name + ")"
+				}
+			}
+			w.sf.lines[c.key] = item.Line
+			w.value(item, t.Elem(), c)
+		}
+	case reflect.Map: // files: path -> content
+		if n.Kind != yaml.MappingNode {
+			w.fail(n, at, "want a mapping of file path to content, not %s", describeNode(n))
+			return
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if first, dup := seen[k.Value]; dup {
+				w.fail(k, at, "file %q is given twice (first on line %d)", k.Value, first)
+			}
+			seen[k.Value] = k.Line
+			w.sf.lines[at.key+"."+k.Value] = k.Line
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if v.Kind != yaml.ScalarNode {
+				w.fail(v, at, "file %q: want its content as text (use | for lines), not %s", k.Value, describeNode(v))
+			}
+		}
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			w.fail(n, at, "want text, not %s", describeNode(n))
+		}
+	case reflect.Bool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
+			w.fail(n, at, "want true or false, not %s", describeNode(n))
+		}
+	}
+}
+
+// mapping checks n as an entry of struct type t: every key known, none twice.
+func (w *seedWalker) mapping(n *yaml.Node, t reflect.Type, at seedPlace) {
+	if n.Kind != yaml.MappingNode {
+		what := entryKind(t, true)
+		if what == "the file" {
+			names, _ := yamlKeys(t)
+			what = "the keys " + strings.Join(names, ", ")
+		}
+		w.fail(n, at, "want %s (key: value lines), not %s", what, describeNode(n))
+		return
+	}
+	_, keys := yamlKeys(t)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			// "<<: *defaults" (or a list of them): the merged mappings'
+			// keys are this entry's, checked where they are written.
+			merged := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				merged = v.Content
+			}
+			for _, m := range merged {
+				if m.Kind == yaml.AliasNode && m.Alias != nil {
+					m = m.Alias
+				}
+				w.mapping(m, t, at)
+			}
+			continue
+		}
+		field, known := keys[k.Value]
+		switch {
+		case k.Kind != yaml.ScalarNode:
+			w.fail(k, at, "a key must be a word, not %s", describeNode(k))
+			continue
+		case !known:
+			w.fail(k, at, "unknown key %q%s", k.Value, didYouMean(k.Value, t))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, at, "key %s is given twice (first on line %d)", k.Value, first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		c := at.child(k.Value, false)
+		w.sf.lines[c.key] = k.Line
+		w.value(v, field.Type, c)
+	}
+}
+
+// entryName is what names an entry in the mistakes: a user's username, a
+// group's or a project's path.
+func entryName(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i].Value, n.Content[i+1]; (k == "username" || k == "path") && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// describeNode says what a node is, in the words of a YAML file.
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping (key: value)"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return strconv.Quote(n.Value)
+	}
+	return "this"
+}
+
+// yamlKeys are the keys an entry of type t takes, in the order of its
+// fields: their yaml tags.
+func yamlKeys(t reflect.Type) (names []string, fields map[string]reflect.StructField) {
+	fields = map[string]reflect.StructField{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" && f.IsExported() {
+			names = append(names, name)
+			fields[name] = f
+		}
+	}
+	return names, fields
+}
+
+// entryKind names the kind of entry t is: "a user", "a project"; the file
+// itself is "the file".
+func entryKind(t reflect.Type, article bool) string {
+	kind := strings.ToLower(strings.TrimPrefix(t.Name(), "Seed"))
+	switch {
+	case kind == "file":
+		return "the file"
+	case !article:
+		return kind
+	}
+	return "a " + kind // user, token, group, project, branch, member
+}
+
+// didYouMean suggests the known key closest to an unknown one (a typo: a
+// few letters off, or the start of a longer key) or, when none is close,
+// lists the keys the entry takes.
+func didYouMean(key string, t reflect.Type) string {
+	names, _ := yamlKeys(t)
+	best, bestD := "", -1
+	lower := strings.ToLower(key)
+	for _, n := range names {
+		d := levenshtein(lower, n)
+		if bestD < 0 || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	close := bestD <= 2 || bestD*3 <= len(key)
+	for _, n := range names {
+		if !close && len(lower) >= 3 && (strings.HasPrefix(n, lower) || strings.HasPrefix(lower, n)) {
+			best, close = n, true
+		}
+	}
+	if close {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	whose := entryKind(t, true) + "'s keys are"
+	if entryKind(t, false) == "the file" {
+		whose = "the file's keys are"
+	}
+	return fmt.Sprintf(" (%s %s)", whose, strings.Join(names, ", "))
+}
+
+// levenshtein is the edit distance between a and b: insertions, deletions
+// and substitutions of one byte (the keys are ASCII).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // at names an entry of the file in an error: "world.yaml:12: projects[1] (acme/web)".
@@ -146,6 +445,23 @@ func (sf *SeedFile) at(kind string, i int, name string) string {
 	return fmt.Sprintf("%s: %s[%d]", where, kind, i)
 }
 
+// line is the line of the most precise place the walk recorded for key
+// ("projects[0].members[1].access", else "projects[0].members[1]", else
+// "projects[0]"); 0 when none.
+func (sf *SeedFile) line(key string) int {
+	for key != "" {
+		if l, ok := sf.lines[key]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(key, ".[")
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
+}
+
 var (
 	seedPathRe   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	seedAccesses = map[string]access.Level{"minimal": access.Minimal, "guest": access.Guest, "reporter": access.Reporter,
@@ -154,114 +470,130 @@ var (
 
 // check validates what the store would not see before it is too late to name
 // the line: references between entries, levels, dates, refs and paths.
-func (sf *SeedFile) check() error {
-	var errs []error
-	fail := func(where, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, a...)))
+func (sf *SeedFile) check() []seedMistake {
+	var out []seedMistake
+	// entry is the fail of one entry: sub is the place inside it whose line
+	// names the mistake ("tokens[0].scopes"), the entry's own line when empty.
+	entry := func(kind string, i int, name string) func(sub, format string, a ...any) {
+		key := fmt.Sprintf("%s[%d]", kind, i)
+		label := key
+		if name != "" {
+			label += " (" + name + ")"
+		}
+		return func(sub, format string, a ...any) {
+			l := sf.line(key + "." + sub)
+			where := sf.path
+			if l > 0 {
+				where += ":" + strconv.Itoa(l)
+			}
+			out = append(out, seedMistake{l, fmt.Sprintf("%s: %s: %s", where, label, fmt.Sprintf(format, a...))})
+		}
 	}
 	users := map[string]bool{"root": true}
 	tokens := map[string]bool{}
 	for i, u := range sf.Users {
-		at := sf.at("users", i, u.Username)
+		fail := entry("users", i, u.Username)
 		switch {
 		case u.Username == "":
-			fail(at, "username is required")
+			fail("username", "username is required")
 		case strings.EqualFold(u.Username, "root"):
-			fail(at, "root is the administrator every world has; name another user")
+			fail("username", "root is the administrator every world has; name another user")
 		case users[strings.ToLower(u.Username)]:
-			fail(at, "username %s is defined twice", u.Username)
+			fail("username", "username %s is defined twice", u.Username)
 		}
 		users[strings.ToLower(u.Username)] = true
 		if u.State != "" && u.State != "active" && u.State != "blocked" {
-			fail(at, "state must be active or blocked, not %q", u.State)
+			fail("state", "state must be active or blocked, not %q", u.State)
 		}
 		for j, t := range u.Tokens {
 			switch {
 			case t.Token == "":
-				fail(at, "tokens[%d]: token (the secret) is required", j)
+				fail(fmt.Sprintf("tokens[%d].token", j), "tokens[%d]: token (the secret) is required", j)
 			case tokens[t.Token]:
-				fail(at, "tokens[%d]: token %s is used twice", j, t.Token)
+				fail(fmt.Sprintf("tokens[%d].token", j), "tokens[%d]: token %s is used twice", j, t.Token)
 			}
 			tokens[t.Token] = true
 			for _, s := range t.Scopes {
 				if !store.KnownScope(s) {
-					fail(at, "tokens[%d]: unknown scope %q", j, s)
+					fail(fmt.Sprintf("tokens[%d].scopes", j), "tokens[%d]: unknown scope %q", j, s)
 				}
 			}
 			if _, err := seedDate(t.ExpiresAt); err != nil {
-				fail(at, "tokens[%d]: expires_at: %v", j, err)
+				fail(fmt.Sprintf("tokens[%d].expires_at", j), "tokens[%d]: expires_at: %v", j, err)
 			}
 		}
 	}
-	checkMembers := func(at string, ms []SeedMember) {
+	checkMembers := func(fail func(string, string, ...any), ms []SeedMember) {
 		for j, m := range ms {
 			if !users[strings.ToLower(m.User)] {
-				fail(at, "members[%d]: user %q is not defined in users", j, m.User)
+				fail(fmt.Sprintf("members[%d].user", j), "members[%d]: user %q is not defined in users", j, m.User)
 			}
-			if _, err := seedAccess(m.Access); err != nil {
-				fail(at, "members[%d]: %v", j, err)
+			if m.Access == "" {
+				fail(fmt.Sprintf("members[%d]", j), "members[%d]: access is required", j)
+			} else if _, err := seedAccess(m.Access); err != nil {
+				fail(fmt.Sprintf("members[%d].access", j), "members[%d]: %v", j, err)
 			}
 			if _, err := seedDate(m.ExpiresAt); err != nil {
-				fail(at, "members[%d]: expires_at: %v", j, err)
+				fail(fmt.Sprintf("members[%d].expires_at", j), "members[%d]: expires_at: %v", j, err)
 			}
 		}
 	}
-	checkCreator := func(at, creator string) {
+	checkCreator := func(fail func(string, string, ...any), creator string) {
 		if creator != "" && !users[strings.ToLower(creator)] {
-			fail(at, "creator %q is not defined in users", creator)
+			fail("creator", "creator %q is not defined in users", creator)
 		}
 	}
-	checkVisibility := func(at, v string) {
+	checkVisibility := func(fail func(string, string, ...any), v string) {
 		if v != "" && !store.ValidVisibility(v) {
-			fail(at, "visibility must be private, internal or public, not %q", v)
+			fail("visibility", "visibility must be private, internal or public, not %q", v)
 		}
 	}
 	groups := map[string]bool{}
 	for i, g := range sf.Groups {
-		at := sf.at("groups", i, g.Path)
+		fail := entry("groups", i, g.Path)
 		parent, last := splitLast(g.Path)
 		switch {
 		case g.Path == "":
-			fail(at, "path is required")
+			fail("path", "path is required")
 		case !validSeedPath(g.Path):
-			fail(at, "path segments may hold only letters, digits, '_', '-' and '.'")
+			fail("path", "path segments may hold only letters, digits, '_', '-' and '.'")
 		case groups[strings.ToLower(g.Path)]:
-			fail(at, "group %s is defined twice", g.Path)
+			fail("path", "group %s is defined twice", g.Path)
 		case parent != "" && !groups[strings.ToLower(parent)]:
-			fail(at, "parent group %s must be defined above it", parent)
+			fail("path", "parent group %s must be defined above it", parent)
 		case parent == "" && users[strings.ToLower(last)]:
-			fail(at, "path %s is a username: users and top-level groups share one namespace", last)
+			fail("path", "path %s is a username: users and top-level groups share one namespace", last)
 		}
 		groups[strings.ToLower(g.Path)] = true
-		checkVisibility(at, g.Visibility)
-		checkCreator(at, g.Creator)
-		checkMembers(at, g.Members)
+		checkVisibility(fail, g.Visibility)
+		checkCreator(fail, g.Creator)
+		checkMembers(fail, g.Members)
 	}
 	projects := map[string]bool{}
 	for i, p := range sf.Projects {
-		at := sf.at("projects", i, p.Path)
+		fail := entry("projects", i, p.Path)
 		ns, _ := splitLast(p.Path)
 		switch {
 		case p.Path == "" || ns == "":
-			fail(at, "path must be namespace/project, the namespace a group or a username")
+			fail("path", "path must be namespace/project, the namespace a group or a username")
 		case !validSeedPath(p.Path):
-			fail(at, "path segments may hold only letters, digits, '_', '-' and '.'")
+			fail("path", "path segments may hold only letters, digits, '_', '-' and '.'")
 		case !groups[strings.ToLower(ns)] && !users[strings.ToLower(ns)]:
-			fail(at, "namespace %s is neither a group nor a user defined in the file", ns)
+			fail("path", "namespace %s is neither a group nor a user defined in the file", ns)
 		case projects[strings.ToLower(p.Path)]:
-			fail(at, "project %s is defined twice", p.Path)
+			fail("path", "project %s is defined twice", p.Path)
 		}
 		projects[strings.ToLower(p.Path)] = true
-		checkVisibility(at, p.Visibility)
-		checkCreator(at, p.Creator)
-		checkMembers(at, p.Members)
+		checkVisibility(fail, p.Visibility)
+		checkCreator(fail, p.Creator)
+		checkMembers(fail, p.Members)
 		branches := map[string]bool{p.defaultBranch(): len(p.Files) > 0}
 		if p.DefaultBranch != "" && !git.ValidRefName(p.DefaultBranch) {
-			fail(at, "default_branch %q is not a valid branch name", p.DefaultBranch)
+			fail("default_branch", "default_branch %q is not a valid branch name", p.DefaultBranch)
 		}
-		for path := range p.Files {
+		for _, path := range sortedKeys(p.Files) {
 			if !validFilePath(path) {
-				fail(at, "files: %q is not a file path (relative, no . or .. segments, no .git)", path)
+				fail("files."+path, "files: %q is not a file path (relative, no . or .. segments, no .git)", path)
 			}
 		}
 		for j, b := range p.Branches {
@@ -271,21 +603,21 @@ func (sf *SeedFile) check() error {
 			}
 			switch {
 			case !git.ValidRefName(b.Name):
-				fail(at, "branches[%d]: %q is not a valid branch name", j, b.Name)
+				fail(fmt.Sprintf("branches[%d].name", j), "branches[%d]: %q is not a valid branch name", j, b.Name)
 			case branches[b.Name] || b.Name == p.defaultBranch():
-				fail(at, "branches[%d]: branch %s is defined twice (the default branch holds files:)", j, b.Name)
+				fail(fmt.Sprintf("branches[%d].name", j), "branches[%d]: branch %s is defined twice (the default branch holds files:)", j, b.Name)
 			case !branches[from]:
-				fail(at, "branches[%d]: from %s names no branch above it (the default branch exists when the project has files)", j, from)
+				fail(fmt.Sprintf("branches[%d].from", j), "branches[%d]: from %s names no branch above it (the default branch exists when the project has files)", j, from)
 			}
 			branches[b.Name] = true
-			for path := range b.Files {
+			for _, path := range sortedKeys(b.Files) {
 				if !validFilePath(path) {
-					fail(at, "branches[%d]: files: %q is not a file path", j, path)
+					fail(fmt.Sprintf("branches[%d].files.%s", j, path), "branches[%d]: files: %q is not a file path", j, path)
 				}
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 func (p *SeedProject) defaultBranch() string {
@@ -472,14 +804,21 @@ func (sf *SeedFile) repository(fullPath string) *SeedProject {
 	return nil
 }
 
-// sortedActions turns a files map into commit actions in path order, so the
-// same file makes the same commit.
-func sortedActions(files map[string]string) []git.Action {
+// sortedKeys are a files map's paths in order, so its mistakes and its
+// commit come out the same every time.
+func sortedKeys(files map[string]string) []string {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	return paths
+}
+
+// sortedActions turns a files map into commit actions in path order, so the
+// same file makes the same commit.
+func sortedActions(files map[string]string) []git.Action {
+	paths := sortedKeys(files)
 	out := make([]git.Action, 0, len(paths))
 	for _, p := range paths {
 		out = append(out, git.Action{Kind: "create", Path: p, Content: []byte(files[p]), HasContent: true})

@@ -577,13 +577,13 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 			signalAll(os.Kill)
 		case <-deadline.C:
 			stopping = true
-			res.incomplete = fmt.Sprintf("the run took longer than --timeout %s", cfg.Timeout)
+			res.incomplete = fmt.Sprintf("the run took longer than --run-timeout %s", cfg.Timeout)
 			signalAll(os.Kill)
 		}
 	}
 	r := c.report()
 	if res.incomplete == "" && slices.Contains(r.SpecialSuiteFailureReasons, "Suite Timeout Elapsed") {
-		res.incomplete = fmt.Sprintf("the run took longer than --timeout %s", cfg.Timeout)
+		res.incomplete = fmt.Sprintf("the run took longer than --run-timeout %s", cfg.Timeout)
 	}
 	if res.incomplete == "" && cfg.FailFast && c.failed {
 		res.stopped = "--fail-fast stopped the run at the first rule that failed or errored"

@@ -95,6 +95,7 @@ func RunWorker() int {
 	// reports, so nothing needs the process's own output captured.
 	suiteConfig.OutputInterceptorMode = "none"
 	reporterConfig.NoColor = true
+	NoColor() // what a worker formats ends in the reports
 	formatter.ColorableStdOut = io.Discard
 	RegisterFailHandler(Fail)
 	RunSpecs(certifyT{}, "v4cert certify", suiteConfig, reporterConfig)

@@ -31,7 +31,7 @@ Exit status (the verdict in every report):
   0    CONFORMANT      every rule judged passed
   1    NOT CONFORMANT  a rule failed or errored
   2    NOT RUN         the run could not start (the cause is the reports' first line), or a usage error
-  130  INCOMPLETE      interrupted (SIGINT, SIGTERM) or out of --timeout; the reports hold what ran
+  130  INCOMPLETE      interrupted (SIGINT, SIGTERM) or out of --run-timeout; the reports hold what ran
 
 Flags:
 `
@@ -47,7 +47,7 @@ func certify(args []string) int {
 	fs := newFlagSet("certify")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), certifyHelp)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	target := fs.String("target", os.Getenv("V4CERT_TARGET"), "base URL of the implementation to certify (default $V4CERT_TARGET)")
 	token := fs.String("token", "", "personal access token of an administrator (default $V4CERT_TOKEN); never written to a report")
@@ -63,8 +63,10 @@ func certify(args []string) int {
 	failFast := fs.Bool("fail-fast", false, "stop at the first rule that fails or errors")
 	viaProxy := fs.Bool("via-proxy", false, "send the suites' traffic through the validating proxy and report its violations")
 	rerun := fs.String("rerun-failed", "", "a previous report.json: run only the rules that failed or errored in it")
-	seed := fs.Int64("seed", suites.DefaultSeed, "seed of the spec order (recorded in the report)")
-	timeout := fs.Duration("timeout", 30*time.Minute, "limit for the whole run")
+	seed := fs.Int64("random-seed", suites.DefaultSeed, "seed of the random spec order, Ginkgo's \"Random Seed\" (recorded in the report)")
+	timeout := fs.Duration("run-timeout", 30*time.Minute, "limit for the whole run, past which it ends INCOMPLETE")
+	deprecatedAlias(fs, "seed", "random-seed", "serve's --seed is the starting world")
+	deprecatedAlias(fs, "timeout", "run-timeout", "a limit for the run, not the proxy's wait for its upstream")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("v", false, "progress lines carry whole failure messages")
 	if err := fs.Parse(args); err != nil {
@@ -114,7 +116,7 @@ func certify(args []string) int {
 		cfg.RerunOf = *rerun
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if !set["seed"] {
+		if !set["random-seed"] {
 			cfg.Seed = prev.Seed
 		}
 		if cfg.Target == "" {

@@ -287,7 +287,7 @@ func TestCertifyReportsAreTheSameWhateverTheProcessesAndShards(t *testing.T) {
 	certify := func(extra ...string) *reports.Report {
 		dir := t.TempDir()
 		args := append([]string{"certify", "--target", base, "--token", token, "--out", dir, "--quiet",
-			"--focus", "users.get.*,topics.*", "--seed", "5"}, extra...)
+			"--focus", "users.get.*,topics.*", "--random-seed", "5"}, extra...)
 		if status, out := runV4cert(t, args...); status != 0 {
 			t.Fatalf("%v: exit %d\n%s", extra, status, out)
 		}
@@ -310,7 +310,7 @@ func TestCertifyReportsAreTheSameWhateverTheProcessesAndShards(t *testing.T) {
 	for _, k := range []string{"2/2", "1/2"} {
 		dir := t.TempDir()
 		args := []string{"certify", "--target", base, "--token", token, "--out", dir, "--quiet",
-			"--focus", "users.get.*,topics.*", "--seed", "5", "--shard", k, "--procs", "2"}
+			"--focus", "users.get.*,topics.*", "--random-seed", "5", "--shard", k, "--procs", "2"}
 		if status, out := runV4cert(t, args...); status != 0 {
 			t.Fatalf("shard %s: exit %d\n%s", k, status, out)
 		}
@@ -358,6 +358,12 @@ func TestEveryHelpExitsZeroAndTheUsageListsEveryFlag(t *testing.T) {
 	for _, c := range commands {
 		if fs := flagsOf(c); fs != nil {
 			fs.VisitAll(func(f *flag.Flag) {
+				if a, alias := f.Value.(*aliasFlag); alias {
+					if !strings.Contains(out, "--"+a.old+" (--"+a.name+")") {
+						t.Errorf("the usage does not name %s --%s as deprecated", c.name, a.old)
+					}
+					return
+				}
 				if !strings.Contains(out, "-"+f.Name+" ") && !strings.Contains(out, "-"+f.Name+"\n") && !strings.Contains(out, "-"+f.Name+"\t") {
 					t.Errorf("the usage does not list %s --%s", c.name, f.Name)
 				}

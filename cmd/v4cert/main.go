@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -66,7 +65,7 @@ func usage() string {
 		if fs := flagsOf(c); fs != nil {
 			var flags strings.Builder
 			fs.SetOutput(&flags)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			if flags.Len() > 0 {
 				b.WriteString(indent(flags.String(), "  "))
 			}
@@ -107,6 +106,10 @@ var describeMode bool
 // fatal, so -h can exit 0 (flagExit) and usage errors exit 2.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of v4cert %s:\n", name)
+		printDefaults(fs)
+	}
 	if describeMode {
 		describing = fs
 		fs.SetOutput(io.Discard)
@@ -155,6 +158,9 @@ func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage())
 		os.Exit(2)
+	}
+	if !colorWanted(os.Stderr, os.Getenv) {
+		suites.NoColor()
 	}
 	name := os.Args[1]
 	switch name {
@@ -206,6 +212,13 @@ func serve(args []string) error {
 	default:
 		return fmt.Errorf("--log must be requests, not %q", *logKinds)
 	}
+	// Listen first: a port in use is said at once, before a world is built
+	// (or a data directory opened) for nothing.
+	ln, err := listenFlag("addr", *addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	inst, err := reference.New(reference.Config{
 		RootToken: *token, FixedClock: *clock == "fixed", Seed: *seed, SeedFile: *seedFile, DataDir: *dataDir,
 		RateLimit: *rate, MaxQueryBytes: *maxQuery, ExternalURL: *external, ImportFromAny: *importAny,
@@ -215,10 +228,6 @@ func serve(args []string) error {
 		return err
 	}
 	defer inst.Close() // the repositories' temporary directory, the data dir's database
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("v4cert reference server listening on %s\n", base)
 	fmt.Printf("  API base:            %s/api/v4\n", base)
