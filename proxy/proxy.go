@@ -241,8 +241,15 @@ func New(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// ServeHTTP serves one client request.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.gp.ServeHTTP(w, r) }
+// ServeHTTP serves one client request: the proxy's own readiness route,
+// then everything else through goproxy.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == readinessPath && (r.URL.Host == "" || p.isSelf(r.URL.Host)) {
+		p.readiness(w, r)
+		return
+	}
+	p.gp.ServeHTTP(w, r)
+}
 
 // reverse turns an origin-form request (a client whose base URL is the
 // proxy) into one for the upstream, then lets goproxy carry it.
