@@ -20,7 +20,11 @@ import (
 //
 // Only Link and Location, and only URLs that start with the upstream's
 // origin, change: a link to another host (object storage, a registry) is the
-// implementation's business, and bodies are never touched.
+// implementation's business, and bodies are never touched. The platform
+// names its configured host and port in pagination links, whatever Host it
+// was sent (base_request_uri in gitlabhq/gitlabhq
+// lib/gitlab/pagination/offset_header_builder.rb @8b573c94), so --upstream
+// should be that URL; the reference names the Host it was sent.
 
 // clientBaseKey carries scheme://host of the proxy as a reverse-mode client
 // reached it, from reverse to the round trip.
