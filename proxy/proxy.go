@@ -44,8 +44,10 @@ type Options struct {
 	// using the proxy through HTTP_PROXY) go where they name. Unused in replay.
 	Upstream string
 	// PreserveHost sends the client's Host header upstream instead of the
-	// upstream's, so links the implementation builds point back through the
-	// proxy's name.
+	// upstream's, and exchanges (so recorded URLs) name that host: for an
+	// upstream serving by virtual host, or to record under a fixed name.
+	// Links naming the upstream reach a reverse-mode client naming the
+	// proxy with or without it (links.go).
 	PreserveHost bool
 	// Cassette is the file record writes or replay reads.
 	Cassette string
