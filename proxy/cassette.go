@@ -68,24 +68,34 @@ var ErrCassetteExists = errors.New("cassette exists")
 
 type cassetteWriter struct {
 	mu     sync.Mutex
-	f      *os.File
+	path   string
+	policy ExistingPolicy
+	f      *os.File // nil until the first interaction: a recording of nothing leaves the file as it was
 	w      *bufio.Writer
 	n      int
 	format int
 	nextID int    // format 2: the id of the next interaction
 	indent string // of the list items, when appending to a cassette indented otherwise
+	failed error  // from opening the file at the first interaction
 }
 
-// openCassette opens the cassette record writes. format is Format1 or
+// openCassette prepares the cassette record writes. format is Format1 or
 // Format2, or 0 for the default (format 1, or the existing file's format
 // when appending); appending in another format than the file's is refused,
 // since one file holds one format.
+//
+// Everything that can be refused is refused here, before any traffic, but
+// the file itself is created, truncated or appended to only when the first
+// interaction arrives: a recording that captures nothing writes nothing, so
+// it never leaves behind a cassette without interactions (which validate and
+// replay refuse) nor destroys the one --overwrite would have replaced.
 func openCassette(path string, policy ExistingPolicy, format int) (*cassetteWriter, error) {
 	if format != 0 && format != Format1 && format != Format2 {
 		return nil, fmt.Errorf("cassette format %d (want %d, go-vcr v2's, or %d, go-vcr v3's and v4's)", format, Format1, Format2)
 	}
 	_, err := os.Stat(path)
 	exists := err == nil
+	c := &cassetteWriter{path: path, policy: policy, format: format}
 	switch {
 	case exists && policy == Refuse:
 		return nil, fmt.Errorf("%w: %s (choose --append to add to it or --overwrite to replace it)", ErrCassetteExists, path)
@@ -97,30 +107,67 @@ func openCassette(path string, policy ExistingPolicy, format int) (*cassetteWrit
 		if format != 0 && format != old.Version {
 			return nil, fmt.Errorf("%s is a format %d cassette; refusing to append in format %d", path, old.Version, format)
 		}
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		c.format, c.nextID = old.Version, len(old.Interactions)
+		return c, writable(path, false)
+	case exists:
+		c.policy = Overwrite
+		if c.format == 0 {
+			c.format = Format1
+		}
+		return c, writable(path, false)
+	}
+	c.policy = Refuse // a new file: created at the first interaction, never over one that appeared meanwhile
+	if c.format == 0 {
+		c.format = Format1
+	}
+	return c, writable(path, true)
+}
+
+// writable makes sure the first interaction can be written: an existing
+// file opens for writing (unchanged), and a new one can be created in its
+// folder (the probe is removed at once).
+func writable(path string, create bool) error {
+	if !create {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		return f.Close()
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
+}
+
+// begin opens the file for the first interaction, under c.mu.
+func (c *cassetteWriter) begin() error {
+	if c.policy == Append {
+		f, err := os.OpenFile(c.path, os.O_RDWR, 0)
+		if err != nil {
+			return err
 		}
 		indent, err := prepareAppend(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", c.path, err)
 		}
-		return &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), indent: indent, format: old.Version, nextID: len(old.Interactions)}, nil
+		c.f, c.w, c.indent = f, bufio.NewWriterSize(f, 256<<10), indent
+		return nil
 	}
-	if format == 0 {
-		format = Format1
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if c.policy == Refuse {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(c.path, flags, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c := &cassetteWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), format: format}
-	if _, err := c.w.WriteString(cassetteHeader(format)); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return c, c.w.Flush()
+	c.f, c.w = f, bufio.NewWriterSize(f, 256<<10)
+	_, err = c.w.WriteString(cassetteHeader(c.format))
+	return err
 }
 
 // prepareAppend positions f at the end of its interaction list, accepting
@@ -168,18 +215,23 @@ func (c *cassetteWriter) write(in *cassette.Interaction) error {
 	b := getBuf()
 	defer putBuf(b)
 	c.mu.Lock()
-	id := c.nextID
+	defer c.mu.Unlock()
+	if c.f == nil {
+		if c.failed == nil {
+			c.failed = c.begin()
+		}
+		if c.failed != nil {
+			return c.failed // opened once: a file that cannot be written fails every interaction alike
+		}
+	}
+	writeInteraction(b, in, c.format, c.nextID)
 	c.nextID++
-	c.mu.Unlock()
-	writeInteraction(b, in, c.format, id)
 	out := b.Bytes()
 	if c.indent != "" {
 		// Every scalar is on one line, so indenting each line keeps the item intact.
 		out = append([]byte(c.indent), bytes.ReplaceAll(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"), []byte("\n"+c.indent))...)
 		out = append(out, '\n')
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	_, err := c.w.Write(out)
 	c.n++
 	return err
@@ -188,12 +240,20 @@ func (c *cassetteWriter) write(in *cassette.Interaction) error {
 func (c *cassetteWriter) flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.w == nil {
+		return nil
+	}
 	return c.w.Flush()
 }
 
+// close writes out the file; when no interaction came, there is no file to
+// write (see openCassette).
 func (c *cassetteWriter) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.f == nil {
+		return nil
+	}
 	err := c.w.Flush()
 	if e := c.f.Sync(); err == nil {
 		err = e

@@ -23,6 +23,13 @@ const rootToken = "glpat-proxytestroottoken0000000"
 // newReference serves a fixed-clock reference with a few users.
 func newReference(t testing.TB, users int) *httptest.Server {
 	t.Helper()
+	return newReferenceWith(t, users, nil)
+}
+
+// newReferenceWith serves a fixed-clock reference with a few users and
+// whatever more adds to its world.
+func newReferenceWith(t testing.TB, users int, more func(*store.Data) error) *httptest.Server {
+	t.Helper()
 	inst, err := reference.New(reference.Config{RootToken: rootToken, Seed: "none", FixedClock: true})
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +40,9 @@ func newReference(t testing.TB, users int) *httptest.Server {
 			if _, err := d.CreateUser(store.NewUser{Username: name, Name: "Proxy User " + name, Email: name + "@example.com", CreatedByID: 1}); err != nil {
 				return err
 			}
+		}
+		if more != nil {
+			return more(d)
 		}
 		return nil
 	})

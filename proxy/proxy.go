@@ -44,8 +44,10 @@ type Options struct {
 	// using the proxy through HTTP_PROXY) go where they name. Unused in replay.
 	Upstream string
 	// PreserveHost sends the client's Host header upstream instead of the
-	// upstream's, so links the implementation builds point back through the
-	// proxy's name.
+	// upstream's, and exchanges (so recorded URLs) name that host: for an
+	// upstream serving by virtual host, or to record under a fixed name.
+	// Links naming the upstream reach a reverse-mode client naming the
+	// proxy with or without it (links.go).
 	PreserveHost bool
 	// Cassette is the file record writes or replay reads.
 	Cassette string
@@ -89,11 +91,14 @@ type Proxy struct {
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
 	upstream *url.URL
-	checker  *Checker
-	tally    *Tally
-	replay   *replayer
-	cas      *cassetteWriter
-	idle     time.Duration
+	// upstreamOrigins are the spellings of the upstream's scheme://host that
+	// links may carry (with and without a default port).
+	upstreamOrigins []string
+	checker         *Checker
+	tally           *Tally
+	replay          *replayer
+	cas             *cassetteWriter
+	idle            time.Duration
 
 	mu     sync.Mutex // orders exchanges: index, then both queues
 	seq    int
@@ -126,8 +131,9 @@ type Proxy struct {
 	ln  net.Listener
 }
 
-// New builds a proxy. In record mode it opens (and may create) the cassette;
-// in replay mode it loads it.
+// New builds a proxy. In record mode it makes sure the cassette can be
+// written (the file is written from the first interaction on); in replay
+// mode it loads it.
 func New(opts Options) (*Proxy, error) {
 	if opts.Rulebook == nil {
 		opts.Rulebook = specs.Default()
@@ -163,6 +169,7 @@ func New(opts Options) (*Proxy, error) {
 				return nil, fmt.Errorf("proxy: upstream %q has a path; give scheme://host[:port] (the API lives under %s)", opts.Upstream, apiPrefix)
 			}
 			p.upstream = u
+			p.upstreamOrigins = originForms(u.Scheme, u.Host)
 		}
 	case ModeReplay:
 		if opts.Cassette == "" {
@@ -236,8 +243,15 @@ func New(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// ServeHTTP serves one client request.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.gp.ServeHTTP(w, r) }
+// ServeHTTP serves one client request: the proxy's own readiness route,
+// then everything else through goproxy.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == readinessPath && (r.URL.Host == "" || p.isSelf(r.URL.Host)) {
+		p.readiness(w, r)
+		return
+	}
+	p.gp.ServeHTTP(w, r)
+}
 
 // reverse turns an origin-form request (a client whose base URL is the
 // proxy) into one for the upstream, then lets goproxy carry it.
@@ -245,6 +259,17 @@ func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	if p.upstream == nil && p.replay == nil {
 		http.Error(w, "v4cert proxy: no --upstream; use this proxy through HTTP_PROXY, or start it with --upstream", http.StatusBadGateway)
 		return
+	}
+	// The proxy as the client reached it: where links naming the upstream
+	// must send the client back to (links.go). A client that addressed the
+	// upstream's own name (a transport or a name server routing that name
+	// to the proxy) already stays on the proxy by following those links.
+	self := r.Host
+	if self == "" {
+		self = p.Addr()
+	}
+	if p.upstream == nil || !strings.EqualFold(self, p.upstream.Host) {
+		r = withClientBase(r, "http://"+self)
 	}
 	if p.upstream != nil {
 		r.URL.Scheme, r.URL.Host = p.upstream.Scheme, p.upstream.Host
@@ -337,6 +362,11 @@ func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Respons
 	}
 	timer.Reset(p.idle)
 	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
+	if base := clientBase(req); base != "" && p.upstream != nil {
+		// The checks and the cassette keep the upstream's header; the client
+		// gets links back to the proxy.
+		resp.Header = rebaseHeader(resp.Header, p.upstreamOrigins, base)
+	}
 	resp.Body = &respTee{rc: resp.Body, p: p, pd: pd, buf: getBuf(), start: start, timer: timer, cancel: cancel}
 	return resp, nil
 }
@@ -357,6 +387,12 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 	}
 	p.replayed.Add(1)
 	resp := e.response(req)
+	// Links naming the host the cassette recorded name this listener as the
+	// client reached it, whatever port it runs on now; a client addressing
+	// the recorded host itself keeps them as they are.
+	if self := clientBase(req); self != "" && !strings.EqualFold(req.Host, e.host) {
+		resp.Header = rebaseHeader(resp.Header, e.origins, self)
+	}
 	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
 	pd.respBuf = getBuf()
 	pd.respBuf.WriteString(e.in.Response.Body)

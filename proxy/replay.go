@@ -39,13 +39,15 @@ type replayer struct {
 }
 
 type replayEntry struct {
-	index  int
-	in     *cassette.Interaction
-	key    string
-	method string
-	path   string
-	query  []string // canonical pairs
-	body   string   // canonical
+	index   int
+	in      *cassette.Interaction
+	host    string   // the recorded request's host
+	origins []string // and its scheme://host, which its answer's links name
+	key     string
+	method  string
+	path    string
+	query   []string // canonical pairs
+	body    string   // canonical
 }
 
 func newReplayer(c *cassette.Cassette, repeat bool) *replayer {
@@ -55,7 +57,7 @@ func newReplayer(c *cassette.Cassette, repeat bool) *replayer {
 		if err != nil {
 			continue
 		}
-		e := &replayEntry{index: i, in: in, method: in.Request.Method, path: u.EscapedPath()}
+		e := &replayEntry{index: i, in: in, method: in.Request.Method, path: u.EscapedPath(), host: u.Host, origins: originForms(u.Scheme, u.Host)}
 		e.query = canonicalQuery(redactQuery(u.RawQuery, nil))
 		ct := ""
 		if in.Request.Headers != nil {

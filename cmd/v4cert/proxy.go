@@ -18,10 +18,17 @@ const proxyHelp = `Usage: v4cert proxy --upstream URL [flags]
 
 Sits between any client and any implementation of the API and watches the
 traffic without changing it. Reverse mode: point the client's base URL at the
-proxy. Forward mode: set HTTP_PROXY=http://LISTEN for the client (plain http
+proxy. Forward mode: set HTTP_PROXY=http://ADDR for the client (plain http
 upstreams; https through forward mode is tunnelled unchecked). Most clients
 never use HTTP_PROXY for localhost or 127.0.0.1 (Go's net/http among them):
 for a loopback upstream use reverse mode.
+
+In reverse mode, Link and Location headers naming the upstream reach the
+client naming the proxy (http://HOST the client addressed), so a client that
+follows rel="next" stays on the proxy; the checks and the cassette keep the
+upstream's own URLs. Replay answers links naming the recorded host with its
+own address, whatever port it runs on. GET and HEAD /-/readiness are answered
+by the proxy itself in every mode (200, JSON), never forwarded or recorded.
 
 Modes:
   validate  pass traffic on and check every exchange against the rulebook and schemas
@@ -36,13 +43,16 @@ Modes:
 An existing cassette is never overwritten by accident: record refuses to start
 unless --append (add to it) or --overwrite (replace it) is given. The cassette
 is written as the traffic flows, one interaction at a time, so a long recording
-never sits in memory and the file is a valid cassette at every moment.
+never sits in memory and the file is a valid cassette at every moment from the
+first interaction on.
 
 Findings are printed to stderr as they are made and, with --violations, written
 one JSON object per line. On SIGINT or SIGTERM the proxy stops accepting, lets
 requests in flight finish, writes out the cassette, the findings and the summary
 (which endpoints and statuses the traffic covered), then exits: 0 when no
-finding is an error, 1 otherwise.
+finding is an error, 1 otherwise. Replay also exits 1 after any miss, and
+record after a recording that captured nothing (it then writes no cassette:
+a new file is not created, an existing one is left as it was).
 
 Findings are sorted by whose doing they are: error (the implementation broke
 the spec), warning (the client sent something deprecated, or called an endpoint
@@ -60,7 +70,14 @@ func runProxy(args []string) int {
 		fs.PrintDefaults()
 	}
 	upstream := fs.String("upstream", "", "the implementation's base URL, scheme://host[:port] (not needed in replay)")
-	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
+	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on, host:port (port 0: any free port, printed at start)")
+	// --listen was the proxy's name for what serve calls --addr: one name per
+	// concept, the old one kept working.
+	fs.Func("listen", "deprecated: use --addr", func(v string) error {
+		fmt.Fprintln(os.Stderr, "v4cert proxy: --listen is deprecated; use --addr")
+		*addr = v
+		return nil
+	})
 	mode := fs.String("mode", "validate", "validate, record or replay")
 	cas := fs.String("cassette", "", "cassette file to record to or replay from (name it *.yaml for go-vcr's recorder)")
 	format := fs.Int("cassette-format", proxy.Format1, "record: 1 (go-vcr v2) or 2 (go-vcr v3 and v4); --append keeps the file's format")
@@ -69,7 +86,7 @@ func runProxy(args []string) int {
 	overwrite := fs.Bool("overwrite", false, "record: replace an existing cassette")
 	violations := fs.String("violations", "", "write findings to this file, one JSON object per line")
 	summary := fs.String("summary", "", "write the summary as JSON to this file at exit")
-	preserveHost := fs.Bool("preserve-host", false, "send the client's Host header upstream (links then point back through the proxy's name)")
+	preserveHost := fs.Bool("preserve-host", false, "send the client's Host header upstream instead of the upstream's; recorded URLs then name that host (links naming the upstream are rewritten to the proxy's address either way)")
 	timeout := fs.Duration("timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
 	quiet := fs.Bool("quiet", false, "do not print findings as they are made")
 	if err := fs.Parse(args); err != nil {
@@ -118,6 +135,8 @@ func runProxy(args []string) int {
 	if !*quiet {
 		opts.OnViolation = func(v proxy.Violation) { fmt.Fprintln(os.Stderr, proxy.Format(v)) }
 	}
+	_, statErr := os.Stat(*cas)
+	existed := *cas != "" && statErr == nil
 	p, err := proxy.New(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "v4cert", err)
@@ -125,10 +144,10 @@ func runProxy(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	base, err := p.Start(*listen)
+	base, err := p.Start(*addr)
 	if err != nil {
 		p.Close()
-		fmt.Fprintln(os.Stderr, "v4cert proxy:", err)
+		fmt.Fprintf(os.Stderr, "v4cert proxy: --addr %s: %v\n", *addr, err)
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "v4cert proxy (%s) listening on %s", m, base)
@@ -143,7 +162,35 @@ func runProxy(args []string) int {
 	if s.Exchanges == 0 {
 		fmt.Fprintln(os.Stderr, noTrafficWarning(base, m))
 	}
-	return finishProxy(s, err, vfile, *summary, os.Stderr)
+	status := finishProxy(s, err, vfile, *summary, os.Stderr)
+	for _, why := range proxyFailures(s, m, *cas, existed) {
+		fmt.Fprintln(os.Stderr, "v4cert proxy:", why)
+		status = 1
+	}
+	return status
+}
+
+// proxyFailures are the ends of a run that fail it beyond the findings: a
+// replay that had no answer for some request (the client saw a 599, so its
+// run is not the recorded one), and a recording that captured nothing (the
+// cassette would replay nothing; none is written).
+func proxyFailures(s proxy.Summary, m proxy.Mode, cassette string, existed bool) []string {
+	var out []string
+	if m == proxy.ModeReplay && s.Misses > 0 {
+		out = append(out, fmt.Sprintf("%d request(s) had no recorded answer in %s (replay misses, answered 599; each is logged above with the closest recorded request)", s.Misses, cassette))
+	}
+	if m == proxy.ModeRecord && s.Recorded == 0 {
+		what := cassette + " was not written"
+		if existed {
+			what = cassette + " is left as it was"
+		}
+		seen := "no exchange reached the proxy"
+		if s.Exchanges > 0 {
+			seen = fmt.Sprintf("none of the %d exchange(s) had a complete answer to record", s.Exchanges)
+		}
+		out = append(out, "the recording captured nothing: "+seen+"; "+what)
+	}
+	return out
 }
 
 // noTrafficWarning explains the usual reason a proxy saw nothing: a client
@@ -151,7 +198,7 @@ func runProxy(args []string) int {
 func noTrafficWarning(base string, m proxy.Mode) string {
 	msg := "v4cert proxy: warning: no traffic reached the proxy"
 	if m == proxy.ModeRecord {
-		msg += ", so the cassette records nothing"
+		msg += ", so there is nothing to record"
 	}
 	return msg + ". Clients given HTTP_PROXY usually bypass it for localhost and 127.0.0.1 (Go's net/http always does): " +
 		"use reverse mode instead, with the client's base URL set to " + base + " and --upstream naming the implementation."

@@ -37,7 +37,7 @@ func TestProxySignalWritesEverything(t *testing.T) {
 	defer upstream.Close()
 	dir := t.TempDir()
 	cas, vio, sum := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "v.jsonl"), filepath.Join(dir, "s.json")
-	args := []string{"--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--mode", "record", "--cassette", cas,
+	args := []string{"--upstream", upstream.URL, "--addr", "127.0.0.1:0", "--mode", "record", "--cassette", cas,
 		"--violations", vio, "--summary", sum, "--quiet"}
 	cmd, lines, first := startProxyProcess(t, args)
 	i := strings.Index(first, "http://")
@@ -104,11 +104,7 @@ func TestValidateExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string, code int) string {
 		path := filepath.Join(dir, name)
-		c := "---\nversion: 1\ninteractions:\n- request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: \"http://x/api/v4/users/1\"\n    method: \"GET\"\n" +
-			"  response:\n    body: " + body + "\n    headers:\n      \"Content-Type\": [\"application/json\"]\n    status: \"\"\n    code: " + strconv.Itoa(code) + "\n    duration: 1ms\n"
-		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeCassette(t, path, "http://x/api/v4/users/1", body, code)
 		return path
 	}
 	clean := write("clean.yaml", `"{\"message\":\"404 User Not Found\"}"`, 404)
@@ -147,6 +143,17 @@ func TestValidateExitStatus(t *testing.T) {
 	os.WriteFile(v2, []byte(strings.Replace(strings.Replace(string(data), "version: 1", "version: 2", 1), "- request:", "- id: 0\n  request:", 1)), 0o644)
 	if got := validate([]string{v2}); got != 0 {
 		t.Errorf("format 2 cassette: exit %d", got)
+	}
+}
+
+// writeCassette writes a format 1 cassette of one GET of url answered code
+// with body, a YAML scalar.
+func writeCassette(t *testing.T, path, url, body string, code int) {
+	t.Helper()
+	c := "---\nversion: 1\ninteractions:\n- request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: \"" + url + "\"\n    method: \"GET\"\n" +
+		"  response:\n    body: " + body + "\n    headers:\n      \"Content-Type\": [\"application/json\"]\n    status: \"\"\n    code: " + strconv.Itoa(code) + "\n    duration: 1ms\n"
+	if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -197,7 +204,7 @@ func TestValidateStrict(t *testing.T) {
 
 func TestNoTrafficWarning(t *testing.T) {
 	w := noTrafficWarning("http://127.0.0.1:8081", proxy.ModeRecord)
-	for _, want := range []string{"no traffic", "cassette records nothing", "HTTP_PROXY", "reverse mode", "http://127.0.0.1:8081"} {
+	for _, want := range []string{"no traffic", "nothing to record", "HTTP_PROXY", "reverse mode", "http://127.0.0.1:8081"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning %q lacks %q", w, want)
 		}
@@ -227,7 +234,7 @@ func startProxyProcess(t *testing.T, args []string) (*exec.Cmd, *bufio.Reader, s
 // TestProxyWarnsWithoutTraffic: a proxy stopped before any request reached
 // it says so at exit, and how to reach it.
 func TestProxyWarnsWithoutTraffic(t *testing.T) {
-	args := []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--mode", "validate", "--quiet"}
+	args := []string{"--upstream", "http://127.0.0.1:9", "--addr", "127.0.0.1:0", "--mode", "validate", "--quiet"}
 	cmd, lines, _ := startProxyProcess(t, args)
 	cmd.Process.Signal(syscall.SIGTERM)
 	rest, _ := io.ReadAll(lines)
@@ -236,5 +243,131 @@ func TestProxyWarnsWithoutTraffic(t *testing.T) {
 	}
 	if !strings.Contains(string(rest), "warning: no traffic reached the proxy") {
 		t.Errorf("no warning at exit:\n%s", rest)
+	}
+}
+
+// stopProxyProcess stops a proxy started by startProxyProcess with SIGTERM
+// and returns its exit status and the rest of its stderr.
+func stopProxyProcess(t *testing.T, cmd *exec.Cmd, lines *bufio.Reader) (int, string) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(lines)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(rest)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, string(rest)
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the proxy did not stop on SIGTERM")
+	}
+	return 0, ""
+}
+
+// baseOf is the proxy's URL in its start line.
+func baseOf(t *testing.T, cmd *exec.Cmd, start string) string {
+	t.Helper()
+	i := strings.Index(start, "http://")
+	if i < 0 {
+		cmd.Process.Kill()
+		t.Fatalf("start line %q", start)
+	}
+	return strings.Fields(start[i:])[0]
+}
+
+// status sends one GET and returns the answer's status.
+func status(t *testing.T, url string) int {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestProxyReplayMissExitStatus: a replay that answered everything exits 0;
+// one miss and it exits 1, saying how many on stderr.
+func TestProxyReplayMissExitStatus(t *testing.T) {
+	cas := filepath.Join(t.TempDir(), "c.yaml")
+	writeCassette(t, cas, "http://x/api/v4/users/1", `"{\"message\":\"404 User Not Found\"}"`, 404)
+	for _, paths := range [][]string{{"/api/v4/users/1"}, {"/api/v4/users/1", "/api/v4/users/2"}} {
+		cmd, lines, first := startProxyProcess(t, []string{"--mode", "replay", "--cassette", cas, "--addr", "127.0.0.1:0", "--quiet"})
+		base := baseOf(t, cmd, first)
+		if got := status(t, base+"/-/readiness"); got != http.StatusOK {
+			t.Errorf("readiness: %d", got)
+		}
+		for _, p := range paths {
+			status(t, base+p)
+		}
+		code, rest := stopProxyProcess(t, cmd, lines)
+		misses := len(paths) - 1
+		if misses == 0 && code != 0 {
+			t.Errorf("a replay that answered every request: exit %d\n%s", code, rest)
+		}
+		if misses > 0 && (code != 1 || !strings.Contains(rest, strconv.Itoa(misses)+" request(s) had no recorded answer")) {
+			t.Errorf("a replay with %d miss: exit %d (want 1, and the count on stderr)\n%s", misses, code, rest)
+		}
+	}
+}
+
+// TestProxyEmptyRecordingExitStatus: a recording that captured nothing (a
+// readiness probe is not traffic) exits 1, says so, and writes no cassette:
+// no new file, an existing one untouched whether appended to or overwritten.
+func TestProxyEmptyRecordingExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.yaml")
+	writeCassette(t, existing, "http://x/api/v4/users/1", `"{\"message\":\"404 User Not Found\"}"`, 404)
+	before, _ := os.ReadFile(existing)
+	for _, c := range []struct {
+		file, flag, says string
+	}{
+		{filepath.Join(dir, "new.yaml"), "", "was not written"},
+		{existing, "--overwrite", "is left as it was"},
+		{existing, "--append", "is left as it was"},
+	} {
+		args := []string{"--upstream", "http://127.0.0.1:9", "--addr", "127.0.0.1:0", "--mode", "record", "--cassette", c.file, "--quiet"}
+		if c.flag != "" {
+			args = append(args, c.flag)
+		}
+		cmd, lines, first := startProxyProcess(t, args)
+		if got := status(t, baseOf(t, cmd, first)+"/-/readiness"); got != http.StatusOK {
+			t.Errorf("readiness: %d", got)
+		}
+		code, rest := stopProxyProcess(t, cmd, lines)
+		if code != 1 || !strings.Contains(rest, "the recording captured nothing") || !strings.Contains(rest, c.says) {
+			t.Errorf("record %s %s of nothing: exit %d (want 1, saying the cassette %s)\n%s", filepath.Base(c.file), c.flag, code, c.says, rest)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.yaml")); !os.IsNotExist(err) {
+		t.Errorf("a recording of nothing left a file behind: %v", err)
+	}
+	if after, _ := os.ReadFile(existing); string(after) != string(before) {
+		t.Errorf("a recording of nothing changed the existing cassette:\n%s", after)
+	}
+	if got := validate([]string{existing}); got != 0 {
+		t.Errorf("the existing cassette no longer validates: exit %d", got)
+	}
+}
+
+// TestProxyListenAlias: --listen still works, saying once that it is --addr now.
+func TestProxyListenAlias(t *testing.T) {
+	cmd, lines, first := startProxyProcess(t, []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--quiet"})
+	if first != "v4cert proxy: --listen is deprecated; use --addr\n" {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, want the deprecation notice", first)
+	}
+	start, _ := lines.ReadString('\n')
+	if got := status(t, baseOf(t, cmd, start)+"/-/readiness"); got != http.StatusOK {
+		t.Errorf("readiness on the --listen address: %d", got)
+	}
+	if code, rest := stopProxyProcess(t, cmd, lines); code != 0 || strings.Contains(rest, "deprecated") {
+		t.Errorf("exit %d\n%s", code, rest)
 	}
 }

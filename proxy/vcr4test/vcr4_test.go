@@ -164,7 +164,10 @@ func TestFormat2ReplaysInGoVCR4(t *testing.T) {
 		if got.status != live[i].status || got.body != live[i].body {
 			t.Errorf("%s %s: go-vcr v4 replayed %d %s, live was %d %s", c.method, c.path, got.status, got.body, live[i].status, live[i].body)
 		}
-		if got.header.Get("X-Total") != live[i].header.Get("X-Total") || got.header.Get("Link") != live[i].header.Get("Link") {
+		// The client saw links naming the proxy, which kept it on the proxy;
+		// the cassette names the upstream there too.
+		liveLink := strings.ReplaceAll(live[i].header.Get("Link"), base, ref.URL)
+		if got.header.Get("X-Total") != live[i].header.Get("X-Total") || got.header.Get("Link") != liveLink {
 			t.Errorf("%s %s: pagination headers differ: %v vs %v", c.method, c.path, got.header, live[i].header)
 		}
 	}

@@ -1,0 +1,124 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// A paginating client follows the Link header's rel="next", and a client
+// that creates or moves something may follow Location: both are absolute
+// URLs the implementation builds, naming itself. Passed on unchanged in
+// reverse mode, they would send the client straight to the upstream, past
+// the proxy, and a recording would miss every page after the first. So the
+// answer the client gets names the proxy where the upstream's answer named
+// the upstream, while the checks and the cassette see the upstream's answer
+// as it was (recorded URLs name the upstream). Replay does the converse:
+// links naming the recorded host answer with the replay listener's own
+// address, wherever it runs.
+//
+// Only Link and Location, and only URLs that start with the upstream's
+// origin, change: a link to another host (object storage, a registry) is the
+// implementation's business, and bodies are never touched. The platform
+// names its configured host and port in pagination links, whatever Host it
+// was sent (base_request_uri in gitlabhq/gitlabhq
+// lib/gitlab/pagination/offset_header_builder.rb @8b573c94), so --upstream
+// should be that URL; the reference names the Host it was sent.
+
+// clientBaseKey carries scheme://host of the proxy as a reverse-mode client
+// reached it, from reverse to the round trip.
+type clientBaseKey struct{}
+
+func withClientBase(r *http.Request, base string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), clientBaseKey{}, base))
+}
+
+func clientBase(r *http.Request) string {
+	s, _ := r.Context().Value(clientBaseKey{}).(string)
+	return s
+}
+
+// originForms are the spellings of one origin a link may use: scheme and
+// host as given, and with or without the scheme's default port.
+func originForms(scheme, host string) []string {
+	scheme, host = strings.ToLower(scheme), strings.ToLower(host)
+	if scheme == "" || host == "" {
+		return nil
+	}
+	def := map[string]string{"http": "80", "https": "443"}[scheme]
+	bare := host
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if port != def {
+			return []string{scheme + "://" + host}
+		}
+		bare = h
+		if strings.Contains(h, ":") {
+			bare = "[" + h + "]"
+		}
+	}
+	if def == "" {
+		return []string{scheme + "://" + bare}
+	}
+	return []string{scheme + "://" + bare, scheme + "://" + bare + ":" + def}
+}
+
+// rebaseURL replaces the origin of raw with to when it is one of from.
+func rebaseURL(raw string, from []string, to string) string {
+	for _, f := range from {
+		if len(raw) >= len(f) && strings.EqualFold(raw[:len(f)], f) && (len(raw) == len(f) || strings.ContainsRune("/?#", rune(raw[len(f)]))) {
+			return to + raw[len(f):]
+		}
+	}
+	return raw
+}
+
+// rebaseLinks rebases every <URI> of a Link header value.
+func rebaseLinks(v string, from []string, to string) string {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(v, '<')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(v[open:], '>')
+		if end < 0 {
+			break
+		}
+		end += open
+		b.WriteString(v[:open+1])
+		b.WriteString(rebaseURL(v[open+1:end], from, to))
+		v = v[end:]
+	}
+	b.WriteString(v)
+	return b.String()
+}
+
+// rebaseHeader returns h with the Link and Location URLs naming one of from
+// rebased onto to. h itself comes back when nothing changes, so the common
+// answer costs no copy; otherwise a copy does, and h stays as it was.
+func rebaseHeader(h http.Header, from []string, to string) http.Header {
+	if len(from) == 0 || to == "" {
+		return h
+	}
+	var out http.Header
+	for _, name := range [...]string{"Link", "Location"} {
+		for i, v := range h[name] {
+			nv := rebaseLinks(v, from, to)
+			if name == "Location" {
+				nv = rebaseURL(v, from, to)
+			}
+			if nv == v {
+				continue
+			}
+			if out == nil {
+				out = h.Clone()
+			}
+			out[name][i] = nv
+		}
+	}
+	if out == nil {
+		return h
+	}
+	return out
+}
