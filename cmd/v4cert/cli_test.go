@@ -59,7 +59,7 @@ func TestOneNamePerConcept(t *testing.T) {
 		"quiet":      true, // less on stderr (certify: progress lines; proxy: findings)
 		"violations": true, // proxy, validate: findings as JSON lines
 		"summary":    true, // proxy, validate: the summary as JSON
-		"addr":       true, // the address to listen on (serve; the proxy's --listen becomes --addr)
+		"addr":       true, // the address to listen on (serve, proxy)
 	}
 	usage := map[string]map[string]string{} // name -> command -> help
 	for _, c := range commands {

@@ -67,17 +67,13 @@ func runProxy(args []string) int {
 	fs := newFlagSet("proxy")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	upstream := fs.String("upstream", "", "the implementation's base URL, scheme://host[:port] (not needed in replay)")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on, host:port (port 0: any free port, printed at start)")
 	// --listen was the proxy's name for what serve calls --addr: one name per
 	// concept, the old one kept working.
-	fs.Func("listen", "deprecated: use --addr", func(v string) error {
-		fmt.Fprintln(os.Stderr, "v4cert proxy: --listen is deprecated; use --addr")
-		*addr = v
-		return nil
-	})
+	deprecatedAlias(fs, "listen", "addr", "serve's name for the listen address")
 	mode := fs.String("mode", "validate", "validate, record or replay")
 	cas := fs.String("cassette", "", "cassette file to record to or replay from (name it *.yaml for go-vcr's recorder)")
 	format := fs.Int("cassette-format", proxy.Format1, "record: 1 (go-vcr v2) or 2 (go-vcr v3 and v4); --append keeps the file's format")
@@ -87,7 +83,8 @@ func runProxy(args []string) int {
 	violations := fs.String("violations", "", "write findings to this file, one JSON object per line")
 	summary := fs.String("summary", "", "write the summary as JSON to this file at exit")
 	preserveHost := fs.Bool("preserve-host", false, "send the client's Host header upstream instead of the upstream's; recorded URLs then name that host (links naming the upstream are rewritten to the proxy's address either way)")
-	timeout := fs.Duration("timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
+	timeout := fs.Duration("upstream-timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
+	deprecatedAlias(fs, "timeout", "upstream-timeout", "a wait for the upstream, not certify's limit for the run")
 	quiet := fs.Bool("quiet", false, "do not print findings as they are made")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
@@ -147,7 +144,7 @@ func runProxy(args []string) int {
 	base, err := p.Start(*addr)
 	if err != nil {
 		p.Close()
-		fmt.Fprintf(os.Stderr, "v4cert proxy: --addr %s: %v\n", *addr, err)
+		fmt.Fprintf(os.Stderr, "v4cert proxy: %v\n", bindError("addr", *addr, err))
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "v4cert proxy (%s) listening on %s", m, base)

@@ -359,7 +359,7 @@ func TestProxyEmptyRecordingExitStatus(t *testing.T) {
 // TestProxyListenAlias: --listen still works, saying once that it is --addr now.
 func TestProxyListenAlias(t *testing.T) {
 	cmd, lines, first := startProxyProcess(t, []string{"--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--quiet"})
-	if first != "v4cert proxy: --listen is deprecated; use --addr\n" {
+	if first != "v4cert proxy: --listen is deprecated: use --addr (serve's name for the listen address)\n" {
 		cmd.Process.Kill()
 		t.Fatalf("first line %q, want the deprecation notice", first)
 	}
