@@ -231,6 +231,8 @@ func (c *Checker) checkBody(r *report, e *specs.Endpoint, body []byte) int {
 		return -1
 	case rule.MayBeEmpty && len(bytes.TrimSpace(body)) == 0:
 		return -1
+	case rule.MayBePlainText && specs.IsPlainText(ex.Header.Get("Content-Type")):
+		return -1
 	}
 	schema, array := rule.Schema, rule.Array
 	if !specs.IsJSON(ex.Header.Get("Content-Type")) {

@@ -184,6 +184,11 @@ func TestCheckerStatusSchemaAndBodies(t *testing.T) {
 		{"schema: wrong type", ex("GET", "/api/v4/users", 200, json, `[{"id":"1","username":"a","name":"a","state":"active","avatar_url":null,"web_url":"w"}]`), SeverityError, "/0/id"},
 		{"error body shape", ex("GET", "/api/v4/users/1", 404, json, `{"error_text":"nope"}`), SeverityError, `missing property "message"`},
 		{"error body fine", ex("GET", "/api/v4/users/1", 404, json, `{"message":"404 User Not Found"}`), "", ""},
+		// The platform's second envelope: Grape's own refusals (Errors: body not shown).
+		{"Grape error body fine", ex("GET", "/api/v4/users", 400, json, `{"error":"active is invalid"}`), "", ""},
+		{"Grape error not a string", ex("GET", "/api/v4/users", 400, json, `{"error":{"active":"is invalid"}}`), SeverityError, "/error"},
+		{"rate limit in plain text", ex("GET", "/api/v4/users", 429, http.Header{"Content-Type": {"text/plain"}}, "Retry later\n"), "", ""},
+		{"plain text only for a rate limit", ex("GET", "/api/v4/users/1", 404, http.Header{"Content-Type": {"text/plain"}}, "Not Found"), SeverityError, "Content-Type application/json"},
 		{"unknown endpoint", ex("GET", "/api/v4/nothing/here", 404, json, `{"message":"404 Not Found"}`), SeverityWarning, "unknown endpoint"},
 		{"encoded id matches one segment", ex("GET", "/api/v4/groups/a%2Fb", 404, json, `{"message":"404 Group Not Found"}`), "", ""},
 		{"un-encoded id matches nothing", ex("GET", "/api/v4/groups/a/b", 404, json, `{"message":"404 Not Found"}`), SeverityWarning, "unknown endpoint"},

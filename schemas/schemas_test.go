@@ -215,6 +215,10 @@ func TestValid(t *testing.T) {
 		{"error", `{"message": "404 Project Not Found"}`},
 		{"error", `{"message": {"name": ["can't be blank"]}, "error": "name"}`},
 		{"error", `{"message": {"error": "spam"}}`},
+		// Grape's envelope, where the spec shows no body (Errors, after rule 9).
+		{"error", `{"error": "membership is invalid"}`},
+		{"error", `{"error": "404 Not Found"}`},
+		{"error", `{"error": "Keyset pagination is not yet available for this type of request"}`},
 	} {
 		if err := Validate(tc.schema, []byte(tc.body)); err != nil {
 			t.Errorf("%s: valid example rejected:\n%v", tc.schema, err)
@@ -331,6 +335,16 @@ func TestInvalid(t *testing.T) {
 				"/message /properties/message/anyOf/2/$ref/required",
 				"/message/name /properties/message/anyOf/1/$ref/additionalProperties/else/$ref/type",
 			},
+		},
+		{
+			name: "error body in neither envelope", schema: "error",
+			body:   `{"errors": "x is invalid"}`,
+			issues: []string{" /anyOf/0/required", " /anyOf/1/required"},
+		},
+		{
+			name: "Grape error not a string", schema: "error",
+			body:   `{"error": {"text": "x is invalid"}}`,
+			issues: []string{"/error /properties/error/type"},
 		},
 		{
 			name: "error message a number", schema: "error",

@@ -49,11 +49,26 @@ func (e *Endpoint) SchemaFor(rawQuery string) string {
 		return e.Schema
 	}
 	for _, v := range e.Variants {
-		if q.Get(v.Param) == v.Value {
+		if e.variantSelected(v, q.Get(v.Param)) {
 			return v.Schema
 		}
 	}
 	return e.Schema
+}
+
+// variantSelected reports whether a parameter's value selects v: the same
+// value, or for a boolean one the platform reads as the same (simple=1
+// selects the simple form as simple=true does; see BoolWord).
+func (e *Endpoint) variantSelected(v Variant, got string) bool {
+	if got == v.Value {
+		return true
+	}
+	if p := e.Param(v.Param); p != nil && p.Type == "boolean" {
+		want, ok1 := BoolWord(v.Value)
+		read, ok2 := BoolWord(got)
+		return ok1 && ok2 && want == read
+	}
+	return false
 }
 
 // BodyRule is what an answer's body must be.
@@ -68,6 +83,11 @@ type BodyRule struct {
 	MayBeEmpty bool
 	// MustBeEmpty: the status carries no body (204, 304).
 	MustBeEmpty bool
+	// MayBePlainText: a text/plain body is acceptable too. The platform's
+	// rate limiter answers 429 in plain text ("Retry later", Rack::Attack's
+	// throttled responder, lib/gitlab/rack_attack.rb), and the spec shows no
+	// body for a 429.
+	MayBePlainText bool
 }
 
 // ErrorSchema is the shape common to every error body (Errors 2–6).
@@ -89,11 +109,12 @@ func ExpectBody(e *Endpoint, method, escapedPath, rawQuery string, status int) B
 		if e == nil && !underAPI(escapedPath) {
 			return BodyRule{} // not the API's: another server's error page
 		}
+		rule := BodyRule{Schema: ErrorSchema, MayBeEmpty: true, MayBePlainText: status == http.StatusTooManyRequests}
 		if e != nil {
 			// The registry host and the token issuer answer in the registry's own envelope.
-			return BodyRule{Schema: e.ErrorSchema(), MayBeEmpty: true}
+			rule.Schema = e.ErrorSchema()
 		}
-		return BodyRule{Schema: ErrorSchema, MayBeEmpty: true}
+		return rule
 	case e != nil && status == e.Status && e.Schema != "":
 		return BodyRule{Schema: e.SchemaFor(rawQuery), Array: e.Array}
 	}
@@ -103,6 +124,12 @@ func ExpectBody(e *Endpoint, method, escapedPath, rawQuery string, status int) B
 func underAPI(escapedPath string) bool {
 	p, ok := strings.CutPrefix(escapedPath, "/api/v4")
 	return ok && (p == "" || p[0] == '/' || p[0] == '?')
+}
+
+// IsPlainText reports whether a Content-Type names text/plain.
+func IsPlainText(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/plain"
 }
 
 // IsJSON reports whether a Content-Type names JSON (application/json or a

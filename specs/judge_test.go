@@ -34,9 +34,18 @@ func TestExpectBody(t *testing.T) {
 		{projects, "GET", "/api/v4/groups/1/projects", "", 200, BodyRule{Schema: "project_embedded", Array: true}},
 		{projects, "GET", "/api/v4/groups/1/projects", "simple=true", 200, BodyRule{Schema: "project_simple", Array: true}},
 		{projects, "GET", "/api/v4/groups/1/projects", "simple=false", 200, BodyRule{Schema: "project_embedded", Array: true}},
+		// The platform reads simple=1, yes, on, TRUE... as true (BoolWord).
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=1", 200, BodyRule{Schema: "project_simple", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=yes", 200, BodyRule{Schema: "project_simple", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=TRUE", 200, BodyRule{Schema: "project_simple", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=0", 200, BodyRule{Schema: "project_embedded", Array: true}},
+		{projects, "GET", "/api/v4/groups/1/projects", "simple=tRuE", 200, BodyRule{Schema: "project_embedded", Array: true}},
 		{user, "GET", "/api/v4/users/1", "", 404, BodyRule{Schema: ErrorSchema, MayBeEmpty: true}},
 		{nil, "GET", "/api/v4/nothing", "", 404, BodyRule{Schema: ErrorSchema, MayBeEmpty: true}},
 		{nil, "GET", "/elsewhere", "", 404, BodyRule{}},
+		// The platform's rate limiter answers 429 in plain text.
+		{user, "GET", "/api/v4/users/1", "", 429, BodyRule{Schema: ErrorSchema, MayBeEmpty: true, MayBePlainText: true}},
+		{nil, "GET", "/api/v4/nothing", "", 429, BodyRule{Schema: ErrorSchema, MayBeEmpty: true, MayBePlainText: true}},
 		{user, "HEAD", "/api/v4/users/1", "", 200, BodyRule{}},
 		{user, "GET", "/api/v4/users/1", "", 204, BodyRule{MustBeEmpty: true}},
 		{user, "GET", "/api/v4/users/1", "", 201, BodyRule{}}, // not its success status
@@ -105,5 +114,25 @@ func TestSecretPolicy(t *testing.T) {
 	}
 	if !IsSecretHeader("Job-Token") || !IsSecretHeader("x-svc-captcha-response") || IsSecretHeader("Content-Type") {
 		t.Error("IsSecretHeader")
+	}
+}
+
+// BoolWord is the platform's coercion of a boolean parameter (dry-types
+// 1.7.1 Params::Bool): exact, case-sensitive words.
+func TestBoolWord(t *testing.T) {
+	for word, want := range map[string]bool{
+		"true": true, "True": true, "TRUE": true, "t": true, "T": true, "yes": true, "Yes": true, "YES": true,
+		"y": true, "Y": true, "on": true, "On": true, "ON": true, "1": true,
+		"false": false, "False": false, "FALSE": false, "f": false, "F": false, "no": false, "No": false, "NO": false,
+		"n": false, "N": false, "off": false, "Off": false, "OFF": false, "0": false,
+	} {
+		if got, ok := BoolWord(word); !ok || got != want {
+			t.Errorf("BoolWord(%q) = %v, %v; want %v", word, got, ok, want)
+		}
+	}
+	for _, word := range []string{"", "maybe", "2", "-1", "1.0", "truee", "tRuE", "yEs", "oN", "nO", " true", "false "} {
+		if _, ok := BoolWord(word); ok {
+			t.Errorf("BoolWord(%q) accepted", word)
+		}
 	}
 }

@@ -318,6 +318,8 @@ func validateBody(r *Response) error {
 		return nil
 	case rule.Schema == "" || empty && rule.MayBeEmpty:
 		return nil
+	case rule.MayBePlainText && specs.IsPlainText(r.Header.Get("Content-Type")):
+		return nil
 	}
 	if ct := r.Header.Get("Content-Type"); !specs.IsJSON(ct) {
 		return fmt.Errorf("answer has Content-Type %q, want application/json", ct)

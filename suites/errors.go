@@ -164,29 +164,44 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 			Expect(api.Get(ctx, "/users", Q("search", u.Username), Q("created_after", stamp(created.Add(time.Hour)))).IDs()).To(BeEmpty())
 		})
 
-		DescribeTable("accepts only true or false as a boolean", Label("rule:errors.params.3"),
-			func(ctx SpecContext, send func(ctx SpecContext, u *User, value string) *Response) {
-				u := NewUser(ctx)
-				for _, ok := range []string{"true", "false"} {
-					r := send(ctx, u, ok)
-					Expect(r).To(HaveStatus(http.StatusOK, http.StatusCreated))
-					if r.Status == http.StatusCreated {
-						deleteAfter(r)
-					}
-				}
-				for _, bad := range []string{"yes", "1", "0", "TRUE", "on"} {
-					Expect(send(ctx, u, bad)).To(HaveStatus(http.StatusBadRequest), "%q is not a boolean", bad)
-				}
+		// Booleans (suites/booleans.go): true and false, the other words the
+		// platform reads (membership=yes filters as true), and 400 for words
+		// it does not.
+		DescribeTable("reads true and false, the platform's other boolean words, and refuses the rest", Label("rule:errors.params.3"),
+			func(ctx SpecContext, probe func(ctx SpecContext) boolProbe) {
+				expectBooleanWords(probe(ctx))
 			},
-			Entry("in the query of GET /projects", func(ctx SpecContext, u *User, v string) *Response {
-				return u.Get(ctx, "/projects", RawQ("membership="+v))
+			Entry("in the query of GET /projects", func(ctx SpecContext) boolProbe {
+				u := NewUser(ctx)
+				mine := NewProject(ctx, u.Client)
+				public := NewProject(ctx, api, ProjectOpts{"visibility": "public"})
+				search := Q("search", commonPrefix(mine.Path, public.Path))
+				return boolProbe{
+					send:    func(v string) *Response { return u.Get(ctx, "/projects", search, RawQ("membership="+v)) },
+					meaning: func(r *Response) any { return containsEach(r, mine.ID, public.ID) },
+				}
 			}),
-			Entry("in the query of GET /users", func(ctx SpecContext, u *User, v string) *Response {
-				return u.Get(ctx, "/users", Q("search", u.Username), RawQ("exclude_external="+v))
+			Entry("in the query of GET /users", func(ctx SpecContext) boolProbe {
+				internal, external := NewUser(ctx), NewUser(ctx, UserOpts{"external": true})
+				search := Q("search", commonPrefix(internal.Username, external.Username))
+				return boolProbe{
+					send:    func(v string) *Response { return internal.Get(ctx, "/users", search, RawQ("exclude_external="+v)) },
+					meaning: func(r *Response) any { return containsEach(r, internal.ID, external.ID) },
+				}
 			}),
-			Entry("in a form body of POST /groups", func(ctx SpecContext, u *User, v string) *Response {
-				n := Unique("g")
-				return u.Post(ctx, "/groups", Form("name", n, "path", n, "request_access_enabled", v))
+			Entry("in a form body of POST /groups", func(ctx SpecContext) boolProbe {
+				u := NewUser(ctx)
+				return boolProbe{
+					send: func(v string) *Response {
+						n := Unique("g")
+						r := u.Post(ctx, "/groups", Form("name", n, "path", n, "request_access_enabled", v))
+						if r.Status == http.StatusCreated {
+							deleteAfter(r)
+						}
+						return r
+					},
+					meaning: func(r *Response) any { return r.Get("request_access_enabled").Bool() },
+				}
 			}),
 		)
 
@@ -277,7 +292,11 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 			Expect(r).To(HaveStatus(http.StatusOK))
 		})
 		Expect(limited).NotTo(BeNil(), "no 429 within %d requests from one client of a target limited to %d a second", budget, limit)
-		Expect(limited.Get("message").String()).NotTo(BeEmpty(), "a 429 is an error body with a message:\n%s", limited)
+		// The spec shows no body for a 429: the platform's rate limiter
+		// answers "Retry later" in plain text, its own limits {"message":
+		// {"error": ...}}; the judge holds the body to one of those
+		// (specs.ExpectBody), and some body must say why.
+		Expect(strings.TrimSpace(string(limited.Body))).NotTo(BeEmpty(), "a 429 says why:\n%s", limited)
 	})
 })
 

@@ -242,13 +242,28 @@ var _ = Describe("GET /groups/:id", Label("area:groups", "endpoint:groups.get"),
 		Expect(len(nestedIDs(r, "projects"))).To(Equal(len(distinctInts(nestedIDs(r, "projects")))), "no project twice")
 	})
 
-	DescribeTable("accepts only true or false as a boolean", Label("rule:groups.get.12"),
-		func(ctx SpecContext, name, value string) {
-			g, owner := newPublicGroup(ctx)
-			Expect(owner.Get(ctx, groupURL(g.ID), Q(name, value))).To(HaveStatus(http.StatusBadRequest))
+	// Booleans (suites/booleans.go): with_projects=yes includes the projects
+	// as true does; a word the platform does not read answers 400.
+	DescribeTable("reads the platform's boolean words and refuses the rest", Label("rule:groups.get.12"),
+		func(ctx SpecContext, probe func(ctx SpecContext) boolProbe) {
+			expectBooleanWords(probe(ctx))
 		},
-		Entry("with_projects=yes", "with_projects", "yes"),
-		Entry("with_custom_attributes=1", "with_custom_attributes", "1"),
+		Entry("with_projects", func(ctx SpecContext) boolProbe {
+			g, owner := newPublicGroup(ctx)
+			newGroupProject(ctx, g, "public")
+			return boolProbe{
+				send:    func(v string) *Response { return owner.Get(ctx, groupURL(g.ID), RawQ("with_projects="+v)) },
+				meaning: func(r *Response) any { return len(nestedIDs(r, "projects")) },
+			}
+		}),
+		Entry("with_custom_attributes", func(ctx SpecContext) boolProbe {
+			g, _ := newPublicGroup(ctx)
+			Expect(api.Put(ctx, groupURL(g.ID)+"/custom_attributes/team", Body(map[string]any{"value": "blue"}))).To(HaveStatus(http.StatusOK))
+			return boolProbe{
+				send:    func(v string) *Response { return api.Get(ctx, groupURL(g.ID), RawQ("with_custom_attributes="+v)) },
+				meaning: func(r *Response) any { return r.Get("custom_attributes").Exists() },
+			}
+		}),
 	)
 })
 
@@ -557,11 +572,21 @@ var _ = Describe("GET /groups", Label("area:groups", "endpoint:groups.list"), fu
 		},
 		Entry("order_by=created_at", "order_by", "created_at"),
 		Entry("sort=up", "sort", "up"),
-		Entry("all_available=1", "all_available", "1"),
-		Entry("owned=yes", "owned", "yes"),
 		Entry("top_level_only=maybe", "top_level_only", "maybe"),
-		Entry("statistics=on", "statistics", "on"),
 	)
+
+	// Booleans (suites/booleans.go): all_available=yes adds the visible
+	// groups the caller is no member of as true does; a word the platform
+	// does not read answers 400.
+	It("reads the platform's boolean words and refuses the rest", Label("rule:groups.list.23"), func(ctx SpecContext) {
+		mine, owner := newPublicGroup(ctx)
+		other, _ := newPublicGroup(ctx)
+		search := searchGroups(mine, other)
+		expectBooleanWords(boolProbe{
+			send:    func(v string) *Response { return owner.Get(ctx, "/groups", search, RawQ("all_available="+v)) },
+			meaning: func(r *Response) any { return containsEach(r, mine.ID, other.ID) },
+		})
+	})
 })
 
 var _ = Describe("GET /groups/:id/projects", Label("area:groups", "endpoint:groups.projects"), func() {
@@ -825,10 +850,34 @@ var _ = Describe("GET /groups/:id/projects", Label("area:groups", "endpoint:grou
 		Entry("order_by=stars", "order_by", "stars"),
 		Entry("sort=up", "sort", "up"),
 		Entry("visibility=secret", "visibility", "secret"),
-		Entry("archived=1", "archived", "1"),
-		Entry("simple=yes", "simple", "yes"),
-		Entry("with_shared=no", "with_shared", "no"),
-		Entry("include_subgroups=0", "include_subgroups", "0"),
+		Entry("archived=maybe", "archived", "maybe"),
 		Entry("min_access_level=31", "min_access_level", "31"),
+	)
+
+	// Booleans (suites/booleans.go): include_subgroups=yes lists the
+	// subgroup's projects as true does; simple=1 answers the simple form;
+	// a word the platform does not read answers 400.
+	DescribeTable("reads the platform's boolean words and refuses the rest", Label("rule:groups.projects.19"),
+		func(ctx SpecContext, probe func(ctx SpecContext) boolProbe) {
+			expectBooleanWords(probe(ctx))
+		},
+		Entry("include_subgroups", func(ctx SpecContext) boolProbe {
+			g := NewGroup(ctx, api)
+			sub := NewGroup(ctx, api, GroupOpts{"parent_id": g.ID})
+			top, nested := newGroupProject(ctx, g, "private"), newGroupProject(ctx, sub, "private")
+			return boolProbe{
+				send:    func(v string) *Response { return api.Get(ctx, groupProjectsURL(g.ID), RawQ("include_subgroups="+v)) },
+				meaning: func(r *Response) any { return containsEach(r, top.ID, nested.ID) },
+			}
+		}),
+		Entry("simple", func(ctx SpecContext) boolProbe {
+			g := NewGroup(ctx, api)
+			newGroupProject(ctx, g, "private")
+			return boolProbe{
+				send: func(v string) *Response { return api.Get(ctx, groupProjectsURL(g.ID), RawQ("simple="+v)) },
+				// The simple form leaves out the other project fields (groups.projects.9).
+				meaning: func(r *Response) any { return r.Get("0.visibility").Exists() },
+			}
+		}),
 	)
 })

@@ -272,21 +272,30 @@ var _ = Describe("PUT /projects/:id/integrations/:slug", Label("area:integration
 		Expect(r.Get("properties.labels_to_be_notified_behavior").String()).To(Equal("match_all"))
 	})
 
-	It("takes only true or false for boolean settings", Label("rule:integrations.set.9"), func(ctx SpecContext) {
+	// Booleans (suites/booleans.go): a word the platform does not read
+	// answers 400 and sets nothing up; push_events=yes sets the flag as
+	// true does.
+	It("reads the platform's boolean words for settings and refuses the rest", Label("rule:integrations.set.9"), func(ctx SpecContext) {
 		w := newIntegrationWorld(ctx)
 		cases := []struct {
 			slug string
 			body map[string]any
 		}{
-			{"pipelines-email", with(pipelinesEmailSettings, map[string]any{"use_inherited_settings": "yes"})},
-			{"pipelines-email", with(pipelinesEmailSettings, map[string]any{"notify_only_broken_pipelines": "1"})},
-			{"slack", with(slackSettings, map[string]any{"push_events": "maybe"})},
-			{"drone-ci", with(droneSettings, map[string]any{"enable_ssl_verification": "on"})},
+			{"pipelines-email", with(pipelinesEmailSettings, map[string]any{"use_inherited_settings": "maybe"})},
+			{"pipelines-email", with(pipelinesEmailSettings, map[string]any{"notify_only_broken_pipelines": "2"})},
+			{"slack", with(slackSettings, map[string]any{"push_events": "truee"})},
+			{"drone-ci", with(droneSettings, map[string]any{"enable_ssl_verification": "tRuE"})},
 		}
 		for _, c := range cases {
 			Expect(w.maintainer().Put(ctx, integrationPath(w.Private, c.slug), Body(c.body))).To(HaveStatus(http.StatusBadRequest), "%s %v", c.slug, c.body)
 			expectNotSetUp(ctx, w.Private, c.slug)
 		}
+		expectBooleanWords(boolProbe{
+			send: func(v string) *Response {
+				return w.maintainer().Put(ctx, integrationPath(w.Public, "slack"), Body(with(slackSettings, map[string]any{"push_events": v})))
+			},
+			meaning: func(r *Response) any { return r.Get("push_events").Bool() },
+		})
 	})
 
 	It("sets the event flags from the per-event booleans", Label("rule:integrations.set.10"), func(ctx SpecContext) {

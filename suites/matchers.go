@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
+	"github.com/tidwall/gjson"
 
 	"v4cert/schemas"
 )
@@ -65,6 +66,17 @@ func BeMissingAttribute(attr string) types.GomegaMatcher {
 		m := missingRe.FindStringSubmatch(r.Get("message").String())
 		return m != nil && m[1] == attr, nil
 	}).WithTemplate(fmt.Sprintf("Expected 400 with message '400 (Bad request) %s not given', got:\n{{.Actual}}", attr))
+}
+
+// errorText is the text of an error body in either of the platform's
+// envelopes: its helpers' {"message": "..."} or Grape's {"error": "..."}
+// (schemas/error.json). A rule that asks only that a refusal name something
+// reads it here; Errors rules 2 to 6 fix their bodies and have matchers.
+func errorText(r *Response) string {
+	if m := r.Get("message"); m.Type == gjson.String {
+		return m.String()
+	}
+	return r.Get("error").String()
 }
 
 // BeValidationError matches Errors rule 3, with an entry for each of fields.

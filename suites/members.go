@@ -196,8 +196,20 @@ var _ = Describe("GET /groups/:id/members", Label("area:members", "endpoint:memb
 		Entry("user_ids=abc", "user_ids=abc"),
 		Entry("user_ids[]=1.5", "user_ids%5B%5D=1.5"),
 		Entry("skip_users[]=x", "skip_users%5B%5D=x"),
-		Entry("show_seat_info=yes", "show_seat_info=yes"),
+		Entry("show_seat_info=maybe", "show_seat_info=maybe"),
 	)
+
+	// Booleans (suites/booleans.go): show_seat_info=yes adds is_using_seat as
+	// true does; a word the platform does not read answers 400.
+	It("reads the platform's boolean words for show_seat_info and refuses the rest", Label("rule:members.list.7"), func(ctx SpecContext) {
+		t := newMembersTree(ctx, "private")
+		expectBooleanWords(boolProbe{
+			send: func(v string) *Response {
+				return t.Owner.Get(ctx, groupMembersPath(t.Root, ""), RawQ("show_seat_info="+v))
+			},
+			meaning: func(r *Response) any { return r.Get("0.is_using_seat").Exists() },
+		})
+	})
 
 	It("paginates with offset pagination", Label("rule:members.list.8"), func(ctx SpecContext) {
 		t := newMembersTree(ctx, "private")

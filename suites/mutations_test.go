@@ -186,6 +186,29 @@ func ignore(re *regexp.Regexp, names ...string) func(*http.Request) {
 	}
 }
 
+// laxBooleans reads the named query parameters of GETs of paths matching re
+// as a lax server does (v == "true"): any value but true becomes false, so
+// the server sees neither the platform's other words (yes, on, TRUE) as
+// true nor a word it should refuse (maybe) as an error.
+func laxBooleans(re *regexp.Regexp, names ...string) func(*http.Request) {
+	return func(r *http.Request) {
+		q := r.URL.Query()
+		if r.Method != http.MethodGet || !re.MatchString(r.URL.EscapedPath()) {
+			return
+		}
+		changed := false
+		for _, name := range names {
+			if v := q.Get(name); q.Has(name) && v != "true" && v != "false" {
+				q.Set(name, "false")
+				changed = true
+			}
+		}
+		if changed {
+			r.URL.RawQuery = q.Encode()
+		}
+	}
+}
+
 // rewriteJSON replaces the JSON body of answers to requests matching match.
 func rewriteJSON(match func(*http.Request) bool, edit func(any) any) func(*http.Response) error {
 	return func(res *http.Response) error {
@@ -278,6 +301,14 @@ func dropLinkParams(re *regexp.Regexp, names ...string) func(*http.Response) err
 }
 
 var mutations = []mutation{
+	{
+		// Booleans are class 2 (suites/booleans.go): the rules accept the
+		// platform's other words, and still catch a server that misreads them.
+		name:    "user, runner and project lists read any boolean but true as false",
+		filter:  "rule:users.list.9 || rule:runners.filters.3 || rule:errors.params.3",
+		fails:   []string{"users.list.9", "runners.filters.3", "errors.params.3"},
+		request: laxBooleans(regexp.MustCompile(`^/api/v4/(users|runners/all|projects)$`), "external", "exclude_external", "paused", "membership"),
+	},
 	{
 		name:    "member lists default to 10 per page",
 		filter:  "endpoint:members.group.list && rule:members.list.8",

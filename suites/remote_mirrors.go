@@ -182,13 +182,26 @@ var _ = Describe("POST /projects/:id/remote_mirrors", Label("area:remote_mirrors
 		Expect(api.Get(ctx, mirrorsPath(p)).IDs()).To(Equal([]int{mirrorID(r)}))
 	})
 
-	It("takes only true or false for booleans", Label("rule:remote_mirrors.create.7"), func(ctx SpecContext) {
+	// Booleans (suites/booleans.go): a word the platform does not read
+	// answers 400 and creates nothing; enabled=yes creates an enabled mirror
+	// as true does.
+	It("reads the platform's boolean words and refuses the rest", Label("rule:remote_mirrors.create.7"), func(ctx SpecContext) {
 		p := NewProject(ctx, api)
 		for _, f := range []string{"enabled", "keep_divergent_refs", "only_protected_branches"} {
-			r := api.Post(ctx, mirrorsPath(p), Form("url", "https://example.com/bool.git", f, "yes"))
-			Expect(r).To(HaveStatus(http.StatusBadRequest), "%s=yes", f)
+			for _, w := range notBoolWords {
+				r := api.Post(ctx, mirrorsPath(p), Form("url", "https://example.com/bool.git", f, w))
+				Expect(r).To(HaveStatus(http.StatusBadRequest), "%s=%s", f, w)
+			}
 		}
 		Expect(api.Get(ctx, mirrorsPath(p)).Body).To(MatchJSON(`[]`))
+		for _, f := range []string{"enabled", "keep_divergent_refs", "only_protected_branches"} {
+			expectBooleanWords(boolProbe{
+				send: func(v string) *Response {
+					return api.Post(ctx, mirrorsPath(p), Form("url", "https://example.com/"+Unique("bool")+".git", f, v))
+				},
+				meaning: func(r *Response) any { return r.Get(f).Bool() },
+			})
+		}
 	})
 
 	It("masks the url's username and password in every answer", Label("rule:remote_mirrors.url.1"), func(ctx SpecContext) {
@@ -258,8 +271,15 @@ var _ = Describe("PUT /projects/:id/remote_mirrors/:mirror_id", Label("area:remo
 		id := mirrorID(newMirror(ctx, api, p, nil))
 		before := api.Get(ctx, mirrorPath(p, id))
 		Expect(api.Put(ctx, mirrorPath(p, id), Body(map[string]any{"auth_method": "kerberos", "enabled": true}))).To(HaveStatus(http.StatusBadRequest))
-		Expect(api.Put(ctx, mirrorPath(p, id), Form("enabled", "yes"))).To(HaveStatus(http.StatusBadRequest))
+		for _, w := range notBoolWords {
+			Expect(api.Put(ctx, mirrorPath(p, id), Form("enabled", w))).To(HaveStatus(http.StatusBadRequest), "enabled=%s", w)
+		}
 		Expect(api.Get(ctx, mirrorPath(p, id)).Body).To(MatchJSON(before.Body))
+		// Booleans (suites/booleans.go): enabled=yes enables as true does.
+		expectBooleanWords(boolProbe{
+			send:    func(v string) *Response { return api.Put(ctx, mirrorPath(p, id), Form("enabled", v)) },
+			meaning: func(r *Response) any { return r.Get("enabled").Bool() },
+		})
 	})
 
 	It("answers 404 for an unknown mirror or another project's mirror", Label("rule:remote_mirrors.edit.4"), func(ctx SpecContext) {

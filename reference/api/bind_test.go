@@ -106,8 +106,10 @@ func (a *apiClient) send(e *specs.Endpoint, body map[string]any, form bool) (int
 	return a.doRaw(e.Method, path, "application/json", string(b))
 }
 
-// expectParamError checks a 400 naming the parameter in the Errors rule 2
-// shape (missing) or the invalid-parameter shape; HEAD answers carry no body.
+// expectParamError checks a 400 naming the parameter: a missing one in the
+// Errors rule 2 shape, an invalid one in the platform's Grape envelope
+// ({"error":"<name> is invalid"}, or "does not have a valid value" for a
+// value of the right type outside its set); HEAD answers carry no body.
 func expectParamError(t *testing.T, what string, e *specs.Endpoint, status int, body []byte, name string, missing bool) {
 	t.Helper()
 	if status != http.StatusBadRequest {
@@ -117,13 +119,19 @@ func expectParamError(t *testing.T, what string, e *specs.Endpoint, status int, 
 	if e.Method == http.MethodHead {
 		return
 	}
-	want := fmt.Sprintf(`400 (Bad request) %q is invalid`, name)
-	if missing {
-		want = fmt.Sprintf(`400 (Bad request) %q not given`, name)
+	var got struct{ Message, Error string }
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Errorf("%s %s %s: body %s is not JSON", e.ID, e.Method, what, body)
+		return
 	}
-	var got struct{ Message string }
-	if err := json.Unmarshal(body, &got); err != nil || got.Message != want {
-		t.Errorf("%s %s %s: body %s, want message %q", e.ID, e.Method, what, body, want)
+	if missing {
+		if want := fmt.Sprintf(`400 (Bad request) %q not given`, name); got.Message != want {
+			t.Errorf("%s %s %s: body %s, want message %q", e.ID, e.Method, what, body, want)
+		}
+		return
+	}
+	if got.Error != name+" is invalid" && got.Error != name+" does not have a valid value" {
+		t.Errorf("%s %s %s: body %s, want error %q", e.ID, e.Method, what, body, name+" is invalid")
 	}
 }
 

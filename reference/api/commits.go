@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"v4cert/reference/git"
+	"v4cert/reference/params"
 	"v4cert/reference/store"
 )
 
@@ -646,16 +647,9 @@ func readActions(raw []map[string]any) ([]git.Action, map[int]string, error) {
 			a.Content, a.HasContent = b, true
 		}
 		if v, ok := m["execute_filemode"]; ok && v != nil {
-			var b bool
-			switch x := v.(type) {
-			case bool:
-				b = x
-			case string:
-				if x != "true" && x != "false" {
-					bad(i, "execute_filemode", "is invalid")
-				}
-				b = x == "true"
-			default:
+			// A Boolean of the platform's actions[] params, coerced as every boolean.
+			b, ok := params.AsBool(v)
+			if !ok {
 				bad(i, "execute_filemode", "is invalid")
 			}
 			a.Executable = &b

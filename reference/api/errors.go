@@ -11,31 +11,61 @@ import (
 	"v4cert/reference/store"
 )
 
-// Error is an answer other than success. Every error body carries `message`
-// (a string, or the property map of Errors rule 3); parameter errors also carry
-// the platform's `error` string. This is the one documented error shape.
+// Error is an answer other than success, in one of the platform's two
+// envelopes. Its helpers (lib/api/helpers.rb render_api_error!, bad_request!,
+// not_found!...) answer {"message": ...}, a string or the property map of
+// Errors rule 3: errorf builds those. Grape's own refusals (a parameter
+// that fails its type or value set, lib/api/api.rb rescue_from
+// Grape::Exceptions::Base) and the catch-all route (error!('404 Not Found'))
+// answer {"error": "..."}: grapeError builds those. The spec fixes the body
+// of Errors rules 2 to 6 only ("Body format of errors other than those in
+// rules 2 to 6: not shown"), so where it is silent the reference answers
+// as the platform does (docs/rulebook.md).
 type Error struct {
 	Status int
 	Body   map[string]any
 	Header http.Header
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%d %v", e.Status, e.Body["message"]) }
+func (e *Error) Error() string {
+	if m, ok := e.Body["message"]; ok {
+		return fmt.Sprintf("%d %v", e.Status, m)
+	}
+	return fmt.Sprintf("%d %v", e.Status, e.Body["error"])
+}
 
 func errorf(status int, format string, args ...any) *Error {
 	return &Error{Status: status, Body: map[string]any{"message": fmt.Sprintf(format, args...)}}
 }
+
+// grapeError is an answer in Grape's envelope {"error": msg}.
+func grapeError(status int, msg string) *Error {
+	return &Error{Status: status, Body: map[string]any{"error": msg}}
+}
+
+// routeNotFound is the platform's catch-all route (lib/api/api.rb, route
+// :any, '*path' ... error!('404 Not Found', 404)): a path no endpoint has.
+func routeNotFound() *Error { return grapeError(http.StatusNotFound, "404 Not Found") }
 
 // missing is Errors rule 2. The platform quotes the attribute.
 func missing(attr string) *Error {
 	return errorf(http.StatusBadRequest, "400 (Bad request) %q not given", attr)
 }
 
-// invalidParam is a parameter of the wrong type or out of its set.
-func invalidParam(attr string) *Error {
-	e := errorf(http.StatusBadRequest, "400 (Bad request) %q is invalid", attr)
-	e.Body["error"] = attr + " is invalid"
-	return e
+// invalidParam is a parameter of the wrong type or out of its set: Grape's
+// coercion or values validator fails, and its ValidationErrors answer
+// {"error":"<attr> is invalid"} or {"error":"<attr> does not have a valid
+// value"} (grape 2.0.0 lib/grape/locale/en.yml; lib/grape/error_formatter/
+// json.rb wraps a string message as {error: message}).
+func invalidParam(attr string) *Error { return paramError(&params.Error{Name: attr}) }
+
+// paramError answers a parameter error of the reader or the binder: Errors
+// rule 2 for a missing one, Grape's envelope for the others.
+func paramError(pe *params.Error) *Error {
+	if pe.Missing {
+		return missing(pe.Name)
+	}
+	return grapeError(http.StatusBadRequest, pe.Error())
 }
 
 func badRequest(msg string) *Error { return errorf(http.StatusBadRequest, "400 (Bad request) %s", msg) }
@@ -82,10 +112,7 @@ func asError(err error, notFoundWhat string) *Error {
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &pe):
-		if pe.Missing {
-			return missing(pe.Name)
-		}
-		return invalidParam(pe.Name)
+		return paramError(pe)
 	case errors.As(err, &de):
 		return badRequest(de.Reason)
 	case errors.Is(err, params.ErrTooLarge):

@@ -120,7 +120,7 @@ func (s *Server) setIntegration(c *Ctx) error {
 		// matches no route.
 		k := store.IntegrationKindBySlug(c.R.PathValue("slug"))
 		if k == nil {
-			return errorf(http.StatusNotFound, "404 Not Found")
+			return routeNotFound()
 		}
 		in := c.In()
 		for _, f := range k.Fields {

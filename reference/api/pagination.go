@@ -106,8 +106,12 @@ func (c *Ctx) keysetAsked() (bool, error) {
 	return *mode == "keyset", nil
 }
 
+// keysetUnsupported is the platform's refusal of a keyset request it cannot
+// page (lib/api/helpers/pagination_strategies.rb: error!('Keyset
+// pagination is not yet available for this type of request', 405)), in
+// Grape's envelope; the spec shows no body for it.
 func keysetUnsupported() *Error {
-	return errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for this endpoint")
+	return grapeError(http.StatusMethodNotAllowed, "Keyset pagination is not yet available for this type of request")
 }
 
 // offsetPage computes the window and its headers from total, then loads the
@@ -223,7 +227,7 @@ func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) (*Page, error
 	}
 	ord, ok := ks.Orders[orderBy]
 	if !ok || !contains(ks.Sorts, sortDir) {
-		return nil, errorf(http.StatusMethodNotAllowed, "405 Method Not Allowed - Keyset pagination is not supported for order_by=%s and sort=%s", orderBy, sortDir)
+		return nil, keysetUnsupported()
 	}
 	var after *Cursor
 	if raw := in.String("cursor"); raw != nil {

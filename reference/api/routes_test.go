@@ -110,11 +110,15 @@ func jsonMessage(t *testing.T, w *httptest.ResponseRecorder, what string) string
 		t.Errorf("%s: Content-Type %q", what, ct)
 	}
 	var body struct {
-		Message any `json:"message"`
+		Message any    `json:"message"`
+		Error   string `json:"error"`
 	}
-	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Message == nil {
-		t.Errorf("%s: body %q is not JSON with message", what, w.Body.String())
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || (body.Message == nil && body.Error == "") {
+		t.Errorf("%s: body %q is not JSON with message or error", what, w.Body.String())
 		return ""
+	}
+	if body.Message == nil {
+		return body.Error
 	}
 	s, _ := body.Message.(string)
 	return s

@@ -176,12 +176,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the trailing slash of a {$} pattern; the spec knows no such redirect,
 	// and such a path names no endpoint.
 	if !isCleanPath(r.URL.EscapedPath()) {
-		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		writeError(w, routeNotFound())
 		return
 	}
 	h, pattern := s.mux.Handler(r)
 	if strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(r.URL.EscapedPath(), "/") {
-		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		writeError(w, routeNotFound())
 		return
 	}
 	if pattern == "" {
@@ -192,7 +192,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, methodNotAllowed(probe.header.Get("Allow")))
 			return
 		}
-		writeError(w, errorf(http.StatusNotFound, "404 Not Found"))
+		writeError(w, routeNotFound())
 		return
 	}
 	// Handler does not set path values; ServeHTTP matches again and does.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"v4cert/specs"
 )
 
 // Decl is one declared parameter, in the rulebook's terms (specs.Param): the
@@ -43,6 +45,9 @@ func (v *Values) Bind(decls []Decl) error {
 		}
 		if !d.accepts(val) {
 			return &Error{Name: d.Name}
+		}
+		if !d.inSets(val) {
+			return &Error{Name: d.Name, NotInSet: true}
 		}
 	}
 	return nil
@@ -91,7 +96,7 @@ func (d *Decl) accepts(val any) bool {
 		return false
 	}
 	s, ok := scalar(val)
-	return ok && scalarOf(d.Type, s) && d.inSet(s)
+	return ok && scalarOf(d.Type, s)
 }
 
 // acceptsArray takes a JSON array, name[]=v, or — as the platform's clients
@@ -111,7 +116,7 @@ func (d *Decl) acceptsArray(val any) bool {
 				continue
 			}
 			s, ok := scalar(e)
-			if !ok || !scalarOf(items, s) || !d.inSet(s) {
+			if !ok || !scalarOf(items, s) {
 				return false
 			}
 		}
@@ -130,7 +135,7 @@ func (d *Decl) acceptsArray(val any) bool {
 		return true // an empty list
 	}
 	for _, part := range strings.Split(s, ",") {
-		if !scalarOf(items, strings.TrimSpace(part)) || !d.inSet(part) {
+		if !scalarOf(items, strings.TrimSpace(part)) {
 			return false
 		}
 	}
@@ -138,6 +143,36 @@ func (d *Decl) acceptsArray(val any) bool {
 }
 
 func (d *Decl) inSet(s string) bool { return len(d.Values) == 0 || slices.Contains(d.Values, s) }
+
+// inSets reports whether a value that accepts takes is inside the value set
+// (each element of an array): the platform checks the set after the type
+// (Grape's values validator runs after coercion), with its own answer.
+func (d *Decl) inSets(val any) bool {
+	if len(d.Values) == 0 {
+		return true
+	}
+	if x, isArr := val.([]any); isArr {
+		for _, e := range x {
+			if s, _ := scalar(e); !d.inSet(s) {
+				return false
+			}
+		}
+		return true
+	}
+	s, _ := scalar(val)
+	if d.Type == "array" {
+		if s == "" {
+			return true
+		}
+		for _, part := range strings.Split(s, ",") {
+			if !d.inSet(part) {
+				return false
+			}
+		}
+		return true
+	}
+	return d.inSet(s)
+}
 
 // scalarOf reports whether s is a value of a scalar type, by
 // the same rules as the Reader's typed getters.
@@ -147,7 +182,10 @@ func scalarOf(typ, s string) bool {
 		_, err := strconv.Atoi(strings.TrimSpace(s))
 		return err == nil
 	case "boolean":
-		return s == "true" || s == "false"
+		// The platform's coercion (specs.BoolWord); the empty string is
+		// nil there, a parameter not given.
+		_, ok := specs.BoolWord(s)
+		return ok || s == ""
 	case "datetime":
 		_, ok := parseTime(s)
 		return ok

@@ -206,36 +206,46 @@ func TestCommaJoinedInts(t *testing.T) {
 	}
 }
 
-// Endpoints convention 7: booleans take only true or false.
-func TestBooleansStrict(t *testing.T) {
-	for _, ok := range []string{"true", "false"} {
-		in := query(t, "b="+ok).Read()
-		if b := in.Bool("b"); b == nil || *b != (ok == "true") || in.Err() != nil {
-			t.Errorf("b=%s: %v, %v", ok, b, in.Err())
+// Endpoints convention 7 tells clients to send true or false; the reader
+// reads booleans as the platform does (dry-types 1.7.1 Params::Bool under
+// Grape 2.0.0, specs.BoolWord): its exact, case-sensitive words, JSON
+// booleans and JSON 1 or 0; every other value is invalid, and the empty
+// string is a parameter not given.
+func TestBooleans(t *testing.T) {
+	for word, want := range map[string]bool{
+		"true": true, "false": false, "1": true, "0": false, "yes": true, "no": false, "TRUE": true,
+		"True": true, "t": true, "F": false, "on": true, "OFF": false, "Y": true, "n": false,
+	} {
+		in := query(t, "b="+word).Read()
+		if b := in.Bool("b"); b == nil || *b != want || in.Err() != nil {
+			t.Errorf("b=%s: %v, %v; want %v", word, b, in.Err(), want)
 		}
 	}
-	for _, bad := range []string{"1", "0", "yes", "no", "TRUE", "True", "t", "", "on", "true%20"} {
+	for _, bad := range []string{"maybe", "2", "-1", "truee", "tRuE", "yEs", "oN", "true%20", "%20false", "1.0"} {
 		in := query(t, "b="+bad).Read()
 		if b := in.Bool("b"); b != nil || !isParamError(in.Err(), "b", false) {
 			t.Errorf("b=%s: %v, err %v; want invalid", bad, b, in.Err())
 		}
 	}
-	v := request(t, "POST", "/x", "application/json", `{"t":true,"f":false,"n":1,"s":"true"}`)
-	in := v.Read()
-	if b := in.Bool("t"); b == nil || !*b {
-		t.Error("JSON true")
+	in := query(t, "b=").Read()
+	if b := in.BoolOr("b", true); !b || in.Err() != nil {
+		t.Errorf("b= is not given: %v, %v", b, in.Err())
 	}
-	if b := in.Bool("f"); b == nil || *b {
-		t.Error("JSON false")
-	}
-	if b := in.Bool("s"); b == nil || !*b {
-		t.Error(`JSON "true"`)
+	v := request(t, "POST", "/x", "application/json", `{"t":true,"f":false,"n":1,"z":0,"s":"true","y":"yes","half":1.5,"two":2,"arr":[true]}`)
+	in = v.Read()
+	for name, want := range map[string]bool{"t": true, "f": false, "n": true, "z": false, "s": true, "y": true} {
+		if b := in.Bool(name); b == nil || *b != want {
+			t.Errorf("JSON %s: %v, want %v", name, b, want)
+		}
 	}
 	if in.Err() != nil {
 		t.Fatal(in.Err())
 	}
-	if in.Bool("n"); !isParamError(in.Err(), "n", false) {
-		t.Errorf("JSON 1 as a boolean: %v", in.Err())
+	for _, name := range []string{"half", "two", "arr"} {
+		in := v.Read()
+		if in.Bool(name); !isParamError(in.Err(), name, false) {
+			t.Errorf("JSON %s as a boolean: %v", name, in.Err())
+		}
 	}
 }
 
@@ -389,10 +399,12 @@ func TestBind(t *testing.T) {
 		"branch=m&delete=x&ids[]=1&ids[]=b":                     "ids is invalid",
 		"branch=m&delete=x&ids[a]=1":                            "ids is invalid",
 		"branch=m&delete=x&scope=pending,running":               "",
-		"branch=m&delete=x&scope[]=pending&scope[]=done":        "scope is invalid",
+		"branch=m&delete=x&scope[]=pending&scope[]=done":        "scope does not have a valid value",
 		"branch=m&delete=x&actions[0][action]=create":           "",
 		"branch=m&delete=x&actions[]=create":                    "actions is invalid",
-		"branch=m&delete=x&on=yes":                              "on is invalid",
+		"branch=m&delete=x&on=yes":                              "",
+		"branch=m&delete=x&on=":                                 "",
+		"branch=m&delete=x&on=maybe":                            "on is invalid",
 		"branch=m&delete=x&at=2026-01-01T00:00:00%2B02:00&day=": "",
 		"branch=m&delete=x&at=tomorrow":                         "at is invalid",
 		"branch=m&delete=x&day=2026-02-30":                      "day is invalid",
@@ -409,7 +421,11 @@ func TestBind(t *testing.T) {
 		t.Errorf("null branch: %v", err)
 	}
 	v = request(t, "POST", "/x", "application/json", `{"branch":"m","delete":"x","on":1,"ids":[1,"2"]}`)
-	if err := v.Bind(decls); !isParamError(err, "on", false) {
+	if err := v.Bind(decls); err != nil {
 		t.Errorf("JSON 1 as a boolean: %v", err)
+	}
+	v = request(t, "POST", "/x", "application/json", `{"branch":"m","delete":"x","on":2}`)
+	if err := v.Bind(decls); !isParamError(err, "on", false) {
+		t.Errorf("JSON 2 as a boolean: %v", err)
 	}
 }
