@@ -1,0 +1,220 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The corpus of the platform's real answers (testdata/platform, README.md
+// there): answers the hosted platform or a self-managed one sent, as other
+// projects' test suites recorded them, built into cassettes `make corpus`
+// validates. sources.json says where each exchange was taken from; this
+// test builds the cassettes from it through the proxy's own recorder
+// (interactionOf: the one secret policy of specs/secrets.go), so what is
+// committed is what the recorder would have written, and fails when the
+// committed files differ from what the sources give.
+//
+//	go test -run TestPlatformCorpus ./proxy -update-corpus
+//
+// rewrites them after a source is added or changed.
+
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/platform's cassettes and PROVENANCE.json from sources.json")
+
+const corpusDir = "testdata/platform"
+
+// corpusSource is one public project whose recordings the corpus takes.
+type corpusSource struct {
+	ID       string `json:"id"`
+	Repo     string `json:"repo"`     // owner/name on GitHub
+	Dir      string `json:"dir"`      // the folder its recordings are in
+	Host     string `json:"host"`     // the platform instance they were recorded against
+	Recorded string `json:"recorded"` // date of the recording, and how it is known
+	Platform string `json:"platform"` // platform version at recording, and how it is known
+	Format   string `json:"format"`   // how the project stores an exchange
+	Reduced  string `json:"reduced"`  // what of the recording the raw file leaves out
+}
+
+// corpusExchange is one recorded exchange.
+type corpusExchange struct {
+	Source string `json:"source"`
+	Raw    string `json:"raw"`    // raw/…: the recorded answer, headers, a blank line, the body
+	Path   string `json:"path"`   // the recording's path in Source's repository
+	Commit string `json:"commit"` // the commit of Source's repository the recording was read at
+	Method string `json:"method"`
+	URL    string `json:"url"` // the request's path and query, as the file name records it
+	Status int    `json:"status"`
+	// Pending names a family another change settles (error bodies, boolean
+	// parameters, pagination headers, statuses): such an exchange goes to
+	// pending.yaml, which make corpus does not run yet.
+	Pending string `json:"pending,omitempty"`
+	// Note says what a reader of a finding should know: a field the
+	// recording predates, a divergence the rulebook records.
+	Note string `json:"note,omitempty"`
+}
+
+type corpusSources struct {
+	Sources   []corpusSource   `json:"sources"`
+	Exchanges []corpusExchange `json:"exchanges"`
+}
+
+// provenanceEntry is one exchange of a built cassette, by its index there.
+type provenanceEntry struct {
+	Cassette string `json:"cassette"`
+	Index    int    `json:"index"`
+	Method   string `json:"method"`
+	URL      string `json:"url"`
+	Repo     string `json:"repo"`
+	Path     string `json:"path"`
+	Commit   string `json:"commit"`
+	Host     string `json:"host"`
+	Recorded string `json:"recorded"`
+	Platform string `json:"platform"`
+	Pending  string `json:"pending,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// svcHeader renames the platform's X-Gitlab-* headers to the spec's X-Svc-*.
+func svcHeader(name string) string {
+	if len(name) > len("X-Gitlab-") && strings.EqualFold(name[:len("X-Gitlab-")], "X-Gitlab-") {
+		return http.CanonicalHeaderKey("X-Svc-" + name[len("X-Gitlab-"):])
+	}
+	return http.CanonicalHeaderKey(name)
+}
+
+// readRaw parses a raw answer: MIME headers, a blank line, the body as sent.
+func readRaw(path string) (http.Header, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	head, body, ok := bytes.Cut(data, []byte("\n\n"))
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: no blank line between the headers and the body", path)
+	}
+	mh, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(head, '\n', '\n')))).ReadMIMEHeader()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	h := http.Header{}
+	for k, vs := range mh {
+		for _, v := range vs {
+			h.Add(svcHeader(k), v)
+		}
+	}
+	// The raw files end with the newline an editor adds; the recorded bodies do not.
+	return h, bytes.TrimSuffix(body, []byte("\n")), nil
+}
+
+// buildCorpus writes the cassettes and PROVENANCE.json of sources into dir.
+func buildCorpus(t *testing.T, src corpusSources, dir string) {
+	t.Helper()
+	bySource := map[string]corpusSource{}
+	for _, s := range src.Sources {
+		bySource[s.ID] = s
+	}
+	writers := map[string]*cassetteWriter{}
+	counts := map[string]int{}
+	var prov []provenanceEntry
+	for i, e := range src.Exchanges {
+		s, ok := bySource[e.Source]
+		if !ok {
+			t.Fatalf("exchange %d: unknown source %q", i, e.Source)
+		}
+		if e.Commit == "" || e.Path == "" || e.Method == "" || e.URL == "" || e.Status == 0 {
+			t.Fatalf("exchange %d (%s): path, commit, method, URL and status are all required", i, e.Raw)
+		}
+		h, body, err := readRaw(filepath.Join(corpusDir, e.Raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "platform.yaml"
+		if e.Pending != "" {
+			name = "pending.yaml"
+		}
+		w := writers[name]
+		if w == nil {
+			if w, err = openCassette(filepath.Join(dir, name), Overwrite, Format1); err != nil {
+				t.Fatal(err)
+			}
+			writers[name] = w
+		}
+		u := strings.TrimSuffix(s.Host, "/") + e.URL
+		ex := &Exchange{Method: e.Method, URL: u, ReqHeader: http.Header{}, Status: e.Status, Header: h, Body: body}
+		if err := w.write(interactionOf(ex)); err != nil {
+			t.Fatal(err)
+		}
+		prov = append(prov, provenanceEntry{Cassette: name, Index: counts[name], Method: e.Method, URL: u,
+			Repo: s.Repo, Path: e.Path, Commit: e.Commit, Host: s.Host, Recorded: s.Recorded, Platform: s.Platform,
+			Pending: e.Pending, Note: e.Note})
+		counts[name]++
+	}
+	for _, w := range writers {
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := json.MarshalIndent(prov, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROVENANCE.json"), append(out, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPlatformCorpus(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "sources.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src corpusSources
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&src); err != nil {
+		t.Fatalf("sources.json: %v", err)
+	}
+	dir := t.TempDir()
+	if *updateCorpus {
+		dir = corpusDir
+		for _, name := range []string{"platform.yaml", "pending.yaml"} {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+	buildCorpus(t, src, dir)
+	if *updateCorpus {
+		return
+	}
+	for _, name := range []string{"platform.yaml", "pending.yaml", "PROVENANCE.json"} {
+		want, errW := os.ReadFile(filepath.Join(dir, name))
+		got, errG := os.ReadFile(filepath.Join(corpusDir, name))
+		if os.IsNotExist(errW) && os.IsNotExist(errG) {
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/%s is not what sources.json builds (run go test -run TestPlatformCorpus ./proxy -update-corpus)", corpusDir, name)
+		}
+	}
+	// Every raw file is used: nothing sits in the corpus without its provenance.
+	used := map[string]bool{}
+	for _, e := range src.Exchanges {
+		used[filepath.ToSlash(e.Raw)] = true
+	}
+	filepath.WalkDir(filepath.Join(corpusDir, "raw"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(corpusDir, p)
+			if !used[filepath.ToSlash(rel)] {
+				t.Errorf("%s has no entry in sources.json", p)
+			}
+		}
+		return nil
+	})
+}
