@@ -88,8 +88,8 @@ type MergeRequestDetailJSON struct {
 	// include_diverged_commits_count=true, as on the platform
 	// (lib/api/entities/merge_request.rb: expose ... if: options[:include_diverged_commits_count]).
 	DivergedCommitsCount *int `json:"diverged_commits_count,omitempty"`
-	RebaseInProgress            bool                 `json:"rebase_in_progress"`
-	FirstContribution           bool                 `json:"first_contribution"`
+	RebaseInProgress     bool `json:"rebase_in_progress"`
+	FirstContribution    bool `json:"first_contribution"`
 }
 
 // MergeRequestSimpleJSON is the view=simple form of the lists.
@@ -311,7 +311,7 @@ func (v *view) mergeRequest(mr *store.MergeRequest, from *store.Project, labelDe
 func (v *view) mergeRequestDetail(mr *store.MergeRequest, p *store.Project, labelDetails bool) MergeRequestDetailJSON {
 	j := MergeRequestDetailJSON{MergeRequestJSON: v.mergeRequest(mr, p, labelDetails),
 		Subscribed: v.d.Subscribed(mr, v.caller),
-		User: MRUserJSON{CanMerge: canMerge(v.d, v.caller, p)}}
+		User:       MRUserJSON{CanMerge: canMerge(v.d, v.caller, p)}}
 	if latest := mr.Latest(); latest != nil {
 		j.ChangesCount = &latest.RealSize
 		j.DiffRefs = &DiffRefsJSON{BaseSHA: latest.BaseSHA, HeadSHA: latest.HeadSHA, StartSHA: latest.StartSHA}
