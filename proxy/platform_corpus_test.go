@@ -31,6 +31,12 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/platform'
 
 const corpusDir = "testdata/platform"
 
+// corpusCassettes: platform.yaml, which make corpus validates (no error
+// allowed); older.yaml, answers recorded before a field the schemas require
+// (TestPlatformCorpusOlder holds them to everything else); pending.yaml,
+// exchanges whose findings belong to a family another change settles.
+var corpusCassettes = []string{"platform.yaml", "older.yaml", "pending.yaml"}
+
 // corpusSource is one public project whose recordings the corpus takes.
 type corpusSource struct {
 	ID       string `json:"id"`
@@ -52,10 +58,18 @@ type corpusExchange struct {
 	Method string `json:"method"`
 	URL    string `json:"url"` // the request's path and query, as the file name records it
 	Status int    `json:"status"`
+	// RequestBody and RequestType are the request's body and its
+	// Content-Type, where the source records them.
+	RequestBody string `json:"request_body,omitempty"`
+	RequestType string `json:"request_type,omitempty"`
 	// Pending names a family another change settles (error bodies, boolean
 	// parameters, pagination headers, statuses): such an exchange goes to
 	// pending.yaml, which make corpus does not run yet.
 	Pending string `json:"pending,omitempty"`
+	// Predates lists the fields the schemas require that the platform did
+	// not render yet when the exchange was recorded: such an exchange goes
+	// to older.yaml, held there to every check but those fields.
+	Predates []string `json:"predates,omitempty"`
 	// Note says what a reader of a finding should know: a field the
 	// recording predates, a divergence the rulebook records.
 	Note string `json:"note,omitempty"`
@@ -68,18 +82,19 @@ type corpusSources struct {
 
 // provenanceEntry is one exchange of a built cassette, by its index there.
 type provenanceEntry struct {
-	Cassette string `json:"cassette"`
-	Index    int    `json:"index"`
-	Method   string `json:"method"`
-	URL      string `json:"url"`
-	Repo     string `json:"repo"`
-	Path     string `json:"path"`
-	Commit   string `json:"commit"`
-	Host     string `json:"host"`
-	Recorded string `json:"recorded"`
-	Platform string `json:"platform"`
-	Pending  string `json:"pending,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Cassette string   `json:"cassette"`
+	Index    int      `json:"index"`
+	Method   string   `json:"method"`
+	URL      string   `json:"url"`
+	Repo     string   `json:"repo"`
+	Path     string   `json:"path"`
+	Commit   string   `json:"commit"`
+	Host     string   `json:"host"`
+	Recorded string   `json:"recorded"`
+	Platform string   `json:"platform"`
+	Pending  string   `json:"pending,omitempty"`
+	Predates []string `json:"predates,omitempty"`
+	Note     string   `json:"note,omitempty"`
 }
 
 // svcHeader renames the platform's X-Gitlab-* headers to the spec's X-Svc-*.
@@ -137,8 +152,13 @@ func buildCorpus(t *testing.T, src corpusSources, dir string) {
 			t.Fatal(err)
 		}
 		name := "platform.yaml"
-		if e.Pending != "" {
+		switch {
+		case e.Pending != "" && len(e.Predates) > 0:
+			t.Fatalf("exchange %d (%s): pending or predating, not both", i, e.Raw)
+		case e.Pending != "":
 			name = "pending.yaml"
+		case len(e.Predates) > 0:
+			name = "older.yaml"
 		}
 		w := writers[name]
 		if w == nil {
@@ -148,13 +168,16 @@ func buildCorpus(t *testing.T, src corpusSources, dir string) {
 			writers[name] = w
 		}
 		u := strings.TrimSuffix(s.Host, "/") + e.URL
-		ex := &Exchange{Method: e.Method, URL: u, ReqHeader: http.Header{}, Status: e.Status, Header: h, Body: body}
+		ex := &Exchange{Method: e.Method, URL: u, ReqHeader: http.Header{}, ReqBody: []byte(e.RequestBody), Status: e.Status, Header: h, Body: body}
+		if e.RequestType != "" {
+			ex.ReqHeader.Set("Content-Type", e.RequestType)
+		}
 		if err := w.write(interactionOf(ex)); err != nil {
 			t.Fatal(err)
 		}
 		prov = append(prov, provenanceEntry{Cassette: name, Index: counts[name], Method: e.Method, URL: u,
 			Repo: s.Repo, Path: e.Path, Commit: e.Commit, Host: s.Host, Recorded: s.Recorded, Platform: s.Platform,
-			Pending: e.Pending, Note: e.Note})
+			Pending: e.Pending, Predates: e.Predates, Note: e.Note})
 		counts[name]++
 	}
 	for _, w := range writers {
@@ -185,7 +208,7 @@ func TestPlatformCorpus(t *testing.T) {
 	dir := t.TempDir()
 	if *updateCorpus {
 		dir = corpusDir
-		for _, name := range []string{"platform.yaml", "pending.yaml"} {
+		for _, name := range corpusCassettes {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
@@ -193,7 +216,7 @@ func TestPlatformCorpus(t *testing.T) {
 	if *updateCorpus {
 		return
 	}
-	for _, name := range []string{"platform.yaml", "pending.yaml", "PROVENANCE.json"} {
+	for _, name := range append(corpusCassettes, "PROVENANCE.json") {
 		want, errW := os.ReadFile(filepath.Join(dir, name))
 		got, errG := os.ReadFile(filepath.Join(corpusDir, name))
 		if os.IsNotExist(errW) && os.IsNotExist(errG) {
@@ -217,4 +240,53 @@ func TestPlatformCorpus(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPlatformCorpusOlder holds the answers recorded before a field existed
+// to what existed then: every failing finding must be that field's absence.
+func TestPlatformCorpusOlder(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "PROVENANCE.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prov []provenanceEntry
+	if err := json.Unmarshal(data, &prov); err != nil {
+		t.Fatal(err)
+	}
+	predates := map[int][]string{}
+	for _, p := range prov {
+		if p.Cassette == "older.yaml" {
+			predates[p.Index] = p.Predates
+		}
+	}
+	if len(predates) == 0 {
+		t.Skip("no exchange recorded before a field")
+	}
+	seen := map[int]map[string]bool{}
+	_, err = ValidateCassette(filepath.Join(corpusDir, "older.yaml"), nil, func(v Violation) {
+		if !v.Fails() {
+			return
+		}
+		for _, f := range predates[v.Index] {
+			if v.Seen == fmt.Sprintf("missing property %q", f) {
+				if seen[v.Index] == nil {
+					seen[v.Index] = map[string]bool{}
+				}
+				seen[v.Index][f] = true
+				return
+			}
+		}
+		t.Errorf("older.yaml #%d %s %s: %s (expected %s, seen %s): not a field the recording predates", v.Index, v.Method, v.URL, v.Schema, v.Expected, v.Seen)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A field listed as predating that the checks no longer miss is stale.
+	for i, fields := range predates {
+		for _, f := range fields {
+			if !seen[i][f] {
+				t.Errorf("older.yaml #%d: predates %q, but no check misses it: drop it from sources.json", i, f)
+			}
+		}
+	}
 }
