@@ -78,6 +78,17 @@ type corpusExchange struct {
 type corpusSources struct {
 	Sources   []corpusSource   `json:"sources"`
 	Exchanges []corpusExchange `json:"exchanges"`
+	// LeftOut records the recordings read and not taken, and why, so
+	// nobody reads them again unaware.
+	LeftOut []struct {
+		Repo     string `json:"repo"`
+		Path     string `json:"path"`
+		Commit   string `json:"commit"`
+		Method   string `json:"method"`
+		URL      string `json:"url"`
+		Recorded string `json:"recorded"`
+		Why      string `json:"why"`
+	} `json:"left_out,omitempty"`
 }
 
 // provenanceEntry is one exchange of a built cassette, by its index there.
