@@ -13,7 +13,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -28,7 +28,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit race clients-js-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, the platform's JS client (when node is on PATH), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
+test: vet unit race corpus clients-js-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -50,6 +50,15 @@ unit: ## unit tests, table tests against the rulebook, fuzz seed corpora, the pl
 race: ## the race detector over a concurrent load of every read and write of the rulebook (deletes and resets last), and over the store's and git's own tests
 	$(GO) test -race -count=1 -run '^TestConcurrentLoad$$' ./reference/api
 	$(GO) test -race -count=1 ./reference/store ./reference/git
+
+# The platform's real answers, recorded by other projects' test suites
+# (proxy/testdata/platform/README.md): validate must find no error in them.
+# older.yaml (recorded before a field) and pending.yaml (families other
+# changes settle) are judged by go test -run TestPlatformCorpus ./proxy.
+corpus: ## validate the corpus of the platform's real answers (proxy/testdata/platform): no error allowed
+	@mkdir -p out
+	$(GO) run ./cmd/v4cert validate --violations out/corpus-violations.jsonl proxy/testdata/platform/platform.yaml > out/corpus.txt || { grep -v ' info \| warning ' out/corpus.txt; exit 1; }
+	@grep -m1 'exchanges:' out/corpus.txt | sed 's/^/corpus: /'
 
 clients-js: build ## the platform's JavaScript client (@gitbeaker/rest, pinned in reference/clients/js) against `v4cert serve`; needs Node 20+ and npm
 	@$(NODE20) || { echo "clients-js: needs Node 20 or later and npm on PATH"; exit 1; }

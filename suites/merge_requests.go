@@ -73,6 +73,16 @@ func (p *RepoProject) getMR(ctx context.Context, by *Client, iid int) *Response 
 	return r
 }
 
+// divergedCount reads diverged_commits_count, which the platform renders
+// only on request (rule merge_requests.fields.14).
+func (p *RepoProject) divergedCount(ctx context.Context, by *Client, iid int) int64 {
+	GinkgoHelper()
+	r := by.Get(ctx, p.MR(iid, "?include_diverged_commits_count=true"))
+	Expect(r).To(HaveStatus(http.StatusOK))
+	Expect(r.Get("diverged_commits_count").Exists()).To(BeTrue(), "include_diverged_commits_count=true answers diverged_commits_count")
+	return r.Get("diverged_commits_count").Int()
+}
+
 // MRRoles is a project with a repository in a group with one member per
 // role, for the role checks from anonymous to administrator.
 type MRRoles struct {
@@ -433,10 +443,10 @@ var _ = Describe("Merge request fields", Label("area:merge_requests", "endpoint:
 	It("counts the target commits the source lacks", Label("rule:merge_requests.fields.14"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
 		mr := p.FeatureMR(ctx, "topic")
-		Expect(p.getMR(ctx, api, mr.IID).Get("diverged_commits_count").Int()).To(BeEquivalentTo(0))
+		Expect(p.divergedCount(ctx, api, mr.IID)).To(BeEquivalentTo(0))
 		p.Put(ctx, p.DefaultBranch, map[string]string{"m1.txt": "1"})
 		p.Put(ctx, p.DefaultBranch, map[string]string{"m2.txt": "2"})
-		Expect(p.getMR(ctx, api, mr.IID).Get("diverged_commits_count").Int()).To(BeEquivalentTo(2))
+		Expect(p.divergedCount(ctx, api, mr.IID)).To(BeEquivalentTo(2))
 	})
 
 	It("tells the caller whether they may merge and whether they are subscribed", Label("rule:merge_requests.fields.15"), func(ctx SpecContext) {

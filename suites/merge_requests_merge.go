@@ -184,7 +184,7 @@ var _ = Describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge", La
 		Expect(p.merge(ctx, api, one.IID, nil)).To(HaveStatus(http.StatusOK))
 		Expect(p.getMR(ctx, api, two.IID).Get("merge_status").String()).To(Equal("cannot_be_merged"))
 		Expect(p.getMR(ctx, api, a.IID).Get("merge_status").String()).To(Equal("can_be_merged"))
-		Expect(p.getMR(ctx, api, a.IID).Get("diverged_commits_count").Int()).To(BeNumerically(">", 0))
+		Expect(p.divergedCount(ctx, api, a.IID)).To(BeNumerically(">", 0))
 	})
 
 	It("writes the platform's merge commit message unless given one", Label("rule:merge_requests.merge.1"), func(ctx SpecContext) {

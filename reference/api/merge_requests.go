@@ -176,7 +176,7 @@ func (s *Server) mrRepo(c *Ctx, write bool) (*repoCtx, error) {
 func (s *Server) getMergeRequest(c *Ctx) error {
 	details := c.In().BoolOr("with_labels_details", false)
 	c.In().Bool("render_html")
-	c.In().Bool("include_diverged_commits_count")
+	diverged := c.In().BoolOr("include_diverged_commits_count", false)
 	c.In().Bool("include_rebase_in_progress")
 	if err := c.In().Err(); err != nil {
 		return err
@@ -188,6 +188,10 @@ func (s *Server) getMergeRequest(c *Ctx) error {
 			return err
 		}
 		body = c.view(d).mergeRequestDetail(mr, p, details)
+		if diverged {
+			n := mr.Check.Diverged
+			body.DivergedCommitsCount = &n
+		}
 		return nil
 	})
 	if err != nil {

@@ -84,9 +84,12 @@ type MergeRequestDetailJSON struct {
 	Pipeline                    *CreatedPipelineJSON `json:"pipeline"`
 	HeadPipeline                *CreatedPipelineJSON `json:"head_pipeline"`
 	DiffRefs                    *DiffRefsJSON        `json:"diff_refs"`
-	DivergedCommitsCount        int                  `json:"diverged_commits_count"`
-	RebaseInProgress            bool                 `json:"rebase_in_progress"`
-	FirstContribution           bool                 `json:"first_contribution"`
+	// DivergedCommitsCount is set only for GET with
+	// include_diverged_commits_count=true, as on the platform
+	// (lib/api/entities/merge_request.rb: expose ... if: options[:include_diverged_commits_count]).
+	DivergedCommitsCount *int `json:"diverged_commits_count,omitempty"`
+	RebaseInProgress     bool `json:"rebase_in_progress"`
+	FirstContribution    bool `json:"first_contribution"`
 }
 
 // MergeRequestSimpleJSON is the view=simple form of the lists.
@@ -307,8 +310,8 @@ func (v *view) mergeRequest(mr *store.MergeRequest, from *store.Project, labelDe
 // mergeRequestDetail renders the single form for the caller.
 func (v *view) mergeRequestDetail(mr *store.MergeRequest, p *store.Project, labelDetails bool) MergeRequestDetailJSON {
 	j := MergeRequestDetailJSON{MergeRequestJSON: v.mergeRequest(mr, p, labelDetails),
-		Subscribed: v.d.Subscribed(mr, v.caller), DivergedCommitsCount: mr.Check.Diverged,
-		User: MRUserJSON{CanMerge: canMerge(v.d, v.caller, p)}}
+		Subscribed: v.d.Subscribed(mr, v.caller),
+		User:       MRUserJSON{CanMerge: canMerge(v.d, v.caller, p)}}
 	if latest := mr.Latest(); latest != nil {
 		j.ChangesCount = &latest.RealSize
 		j.DiffRefs = &DiffRefsJSON{BaseSHA: latest.BaseSHA, HeadSHA: latest.HeadSHA, StartSHA: latest.StartSHA}
