@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"v4cert/reference/git"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/repository"
 )
 
 // World is the world a server starts with, and goes back to on POST /-/reset:
@@ -88,7 +88,7 @@ func (i *Instance) provisionRepositories(ctx context.Context) error {
 	repos := i.Server.Repositories()
 	i.Server.Store().Read(func(d *store.Data) error {
 		for _, p := range d.Projects() {
-			if _, err := repos.Get(p.ID); !errors.Is(err, git.ErrNotFound) {
+			if _, err := repos.Get(p.ID); !errors.Is(err, repository.ErrNotFound) {
 				continue
 			}
 			t := todo{project: *p}
@@ -110,7 +110,7 @@ func (i *Instance) provisionRepositories(ctx context.Context) error {
 		i.Server.Store().Read(func(d *store.Data) error { full = d.ProjectFullPath(&t.project); return nil })
 		content := i.world.file.repository(full)
 		if content == nil {
-			if err := i.Server.CreateRepository(ctx, &t.project, &t.creator, !t.project.EmptyRepo); err != nil {
+			if err := repos.Create(ctx, &t.project, &t.creator, !t.project.EmptyRepo); err != nil {
 				return fmt.Errorf("repository of %s: %w", full, err)
 			}
 			continue
@@ -124,56 +124,12 @@ func (i *Instance) provisionRepositories(ctx context.Context) error {
 
 // seedRepository writes a seed file project's files to its default branch
 // and its branches on top of theirs, committed by the project's creator.
-func seedRepository(ctx context.Context, repos *git.Manager, projectID int, sp *SeedProject, creator *store.User) error {
-	r, err := repos.Create(projectID, sp.defaultBranch())
-	if err != nil {
-		return err
+func seedRepository(ctx context.Context, repos *repository.Workflows, projectID int, sp *SeedProject, creator *store.User) error {
+	branches := make([]repository.SeedBranch, len(sp.Branches))
+	for k, b := range sp.Branches {
+		branches[k] = repository.SeedBranch{Name: b.Name, From: b.From, Files: b.Files}
 	}
-	sig := git.Signature{Name: creator.Name, Email: creator.Email, When: repos.Now()}
-	commit := func(base git.Oid, files map[string]string, message string) (git.Oid, error) {
-		actions := sortedActions(files)
-		if base != "" {
-			for k := range actions {
-				if _, err := r.Lookup(ctx, base, actions[k].Path); err == nil {
-					actions[k].Kind = "update"
-				}
-			}
-		}
-		tree, err := r.ApplyActions(ctx, base, actions)
-		if err != nil {
-			return "", err
-		}
-		var parents []git.Oid
-		if base != "" {
-			parents = []git.Oid{base}
-		}
-		return r.CommitTree(ctx, tree, parents, message, sig, sig)
-	}
-	heads := map[string]git.Oid{}
-	head, err := commit("", sp.Files, "Initial commit")
-	if err != nil {
-		return err
-	}
-	if err := r.UpdateRef(ctx, "refs/heads/"+sp.defaultBranch(), head, git.ZeroOid); err != nil {
-		return err
-	}
-	heads[sp.defaultBranch()] = head
-	for _, b := range sp.Branches {
-		tip := heads[b.From]
-		if b.From == "" {
-			tip = head
-		}
-		if len(b.Files) > 0 {
-			if tip, err = commit(tip, b.Files, "Add "+b.Name); err != nil {
-				return err
-			}
-		}
-		if err := r.UpdateRef(ctx, "refs/heads/"+b.Name, tip, git.ZeroOid); err != nil {
-			return err
-		}
-		heads[b.Name] = tip
-	}
-	return nil
+	return repos.Seed(ctx, projectID, sp.defaultBranch(), sp.Files, branches, creator)
 }
 
 // snapshotSeed keeps a copy of every seeded repository, so a reset copies

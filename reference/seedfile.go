@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"v4cert/reference/access"
-	"v4cert/reference/git"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/repository"
 )
 
 // SeedFile is a declarative starting world (`v4cert serve --seed-file
@@ -588,7 +588,7 @@ func (sf *SeedFile) check() []seedMistake {
 		checkCreator(fail, p.Creator)
 		checkMembers(fail, p.Members)
 		branches := map[string]bool{p.defaultBranch(): len(p.Files) > 0}
-		if p.DefaultBranch != "" && !git.ValidRefName(p.DefaultBranch) {
+		if p.DefaultBranch != "" && !repository.ValidRefName(p.DefaultBranch) {
 			fail("default_branch", "default_branch %q is not a valid branch name", p.DefaultBranch)
 		}
 		for _, path := range sortedKeys(p.Files) {
@@ -602,7 +602,7 @@ func (sf *SeedFile) check() []seedMistake {
 				from = p.defaultBranch()
 			}
 			switch {
-			case !git.ValidRefName(b.Name):
+			case !repository.ValidRefName(b.Name):
 				fail(fmt.Sprintf("branches[%d].name", j), "branches[%d]: %q is not a valid branch name", j, b.Name)
 			case branches[b.Name] || b.Name == p.defaultBranch():
 				fail(fmt.Sprintf("branches[%d].name", j), "branches[%d]: branch %s is defined twice (the default branch holds files:)", j, b.Name)
@@ -813,15 +813,4 @@ func sortedKeys(files map[string]string) []string {
 	}
 	sort.Strings(paths)
 	return paths
-}
-
-// sortedActions turns a files map into commit actions in path order, so the
-// same file makes the same commit.
-func sortedActions(files map[string]string) []git.Action {
-	paths := sortedKeys(files)
-	out := make([]git.Action, 0, len(paths))
-	for _, p := range paths {
-		out = append(out, git.Action{Kind: "create", Path: p, Content: []byte(files[p]), HasContent: true})
-	}
-	return out
 }

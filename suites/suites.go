@@ -22,8 +22,6 @@ import (
 
 	gtypes "github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/reference"
-	"v4cert/reference/store"
 	"v4cert/specs"
 )
 
@@ -55,27 +53,28 @@ func TargetFromEnv() (Target, bool) {
 	}
 	salt := os.Getenv("V4CERT_SALT")
 	if salt == "" {
-		salt = store.NewSecret("")[:6]
+		salt = newSecret("")[:6]
 	}
 	return Target{Base: base, Token: os.Getenv("V4CERT_TOKEN"), Salt: salt}, true
 }
 
 // startReference serves a fresh reference on a loopback port for this run:
-// the one place the suites start it. V4CERT_CLOCK=fixed stops its clock;
+// the one place the suites start it, through StartReference (the suites
+// compile none of the reference in). V4CERT_CLOCK=fixed stops its clock;
 // V4CERT_RATE_LIMIT=N limits every client to N requests a second, as a
 // rate-limited target would (errors.ratelimit.1 then has a limit to reach).
 func startReference() Target {
+	Expect(StartReference).NotTo(BeNil(), "no target: set V4CERT_TARGET and V4CERT_TOKEN (this build of the suites has no reference to start)")
 	limit, _ := rateLimit()
-	token := store.NewSecret("glpat-")
+	token := newSecret("glpat-")
 	// V4CERT_DATA_DIR runs the suites on a persisted reference, every write
 	// checked against what was stored (make suites-persist).
-	inst, err := reference.New(reference.Config{RootToken: token, Seed: "none", FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed", RateLimit: limit,
+	srv, closeRef, err := StartReference(ReferenceConfig{RootToken: token, FixedClock: os.Getenv("V4CERT_CLOCK") == "fixed", RateLimit: limit,
 		DataDir: os.Getenv("V4CERT_DATA_DIR"), VerifyPersistence: os.Getenv("V4CERT_DATA_DIR") != ""})
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(inst.Close) // after the server has shut down: cleanups run last-in first-out
+	DeferCleanup(closeRef) // after the server has shut down: cleanups run last-in first-out
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
-	srv := inst.HTTPServer()
 	go srv.Serve(ln)
 	DeferCleanup(func(ctx context.Context) { srv.Shutdown(ctx) })
 	return Target{Base: "http://" + ln.Addr().String(), Token: token, InProcess: true, Salt: os.Getenv("V4CERT_SALT")}

@@ -21,6 +21,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"v4cert/reference"
+	"v4cert/reference/suitehost"
 	"v4cert/reports"
 	"v4cert/suites"
 )
@@ -31,6 +32,7 @@ import (
 const mainEnv = "V4CERT_TEST_MAIN"
 
 func TestMain(m *testing.M) {
+	suites.StartReference = suitehost.Start // as main does, for the workers dispatched here
 	if len(os.Args) > 1 && os.Args[1] == suites.WorkerCommand {
 		os.Exit(suites.RunWorker())
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"v4cert/reference"
+	"v4cert/reference/suitehost"
 	"v4cert/suites"
 )
 
@@ -155,6 +156,9 @@ func indent(s, pad string) string {
 }
 
 func main() {
+	// A certify run without a target starts the reference in-process; the
+	// suites link none of it themselves.
+	suites.StartReference = suitehost.Start
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage())
 		os.Exit(2)

@@ -1,11 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
-	"v4cert/reference/git"
+	"v4cert/reference/workflow/repository"
 )
 
 // BranchJSON is the platform's branch resource.
@@ -32,7 +31,7 @@ type TagJSON struct {
 	CreatedAt *string    `json:"created_at"`
 }
 
-func (s *Server) branchJSON(c *Ctx, rc *repoCtx, ref git.Ref, canPush bool) (BranchJSON, error) {
+func (s *Server) branchJSON(c *Ctx, rc *repoCtx, ref repository.Ref, canPush bool) (BranchJSON, error) {
 	cm, err := rc.Repo.Commit(c.R.Context(), ref.Commit)
 	if err != nil {
 		return BranchJSON{}, gitError(err, "Branch")
@@ -43,7 +42,7 @@ func (s *Server) branchJSON(c *Ctx, rc *repoCtx, ref git.Ref, canPush bool) (Bra
 		Commit: rc.commitJSON(cm, true)}, nil
 }
 
-func (s *Server) tagJSON(c *Ctx, rc *repoCtx, ref git.Ref) (TagJSON, error) {
+func (s *Server) tagJSON(c *Ctx, rc *repoCtx, ref repository.Ref) (TagJSON, error) {
 	cm, err := rc.Repo.Commit(c.R.Context(), ref.Commit)
 	if err != nil {
 		return TagJSON{}, gitError(err, "Tag")
@@ -74,24 +73,11 @@ func (s *Server) createBranch(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !validBranchName(name) || len(name) > git.MaxRefName {
-		return badRequest("Branch name is invalid")
-	}
-	ctx := c.R.Context()
-	target, err := rc.Repo.Resolve(ctx, ref)
+	target, err := s.repos.CreateBranch(c.R.Context(), &rc.Target, name, ref)
 	if err != nil {
-		return badRequest("Invalid reference name: " + ref)
+		return workflowError(err)
 	}
-	switch err := rc.Repo.UpdateRef(ctx, "refs/heads/"+name, target, git.ZeroOid); {
-	case errors.Is(err, git.ErrExists):
-		return badRequest("Branch already exists")
-	case errors.Is(err, git.ErrRefClash):
-		return badRequest("Branch name " + name + " clashes with an existing branch")
-	case err != nil:
-		return gitError(err, "Branch")
-	}
-	s.branchWritten(ctx, rc, name, git.ZeroOid, target)
-	b, err := s.branchJSON(c, rc, git.Ref{Name: name, Target: target, Commit: target}, true)
+	b, err := s.branchJSON(c, rc, repository.Ref{Name: name, Target: target, Commit: target}, true)
 	if err != nil {
 		return err
 	}
@@ -142,7 +128,7 @@ func (s *Server) getBranch(c *Ctx) error {
 	if err != nil {
 		return gitError(err, "Branch")
 	}
-	b, err := s.branchJSON(c, rc, git.Ref{Name: name, Target: oid, Commit: oid}, s.canPush(c))
+	b, err := s.branchJSON(c, rc, repository.Ref{Name: name, Target: oid, Commit: oid}, s.canPush(c))
 	if err != nil {
 		return err
 	}
@@ -161,27 +147,8 @@ func (s *Server) createTag(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !git.ValidRefName(name) || len(name) > git.MaxRefName {
-		return badRequest("Tag name invalid")
-	}
-	if r := git.MessageProblem(msg); r != "" {
-		return validation(map[string][]string{"message": {r}})
-	}
-	ctx := c.R.Context()
-	target, err := rc.Repo.Resolve(ctx, ref)
-	if err != nil {
-		return badRequest("Target " + ref + " is invalid")
-	}
-	switch err := rc.Repo.CreateTag(ctx, name, target, msg, rc.signature(s.repos.Now())); {
-	case errors.Is(err, git.ErrExists):
-		return badRequest("Tag " + name + " already exists")
-	case errors.Is(err, git.ErrRefClash):
-		return badRequest("Tag name " + name + " clashes with an existing tag")
-	case err != nil:
-		return gitError(err, "Tag")
-	}
-	if obj, err := rc.Repo.RefTarget(ctx, "refs/tags/"+name); err == nil {
-		s.RefsMoved(ctx, rc.ProjectID, []git.RefMove{{Ref: "refs/tags/" + name, Old: git.ZeroOid, New: obj}})
+	if err := s.repos.CreateTag(c.R.Context(), &rc.Target, name, ref, msg); err != nil {
+		return workflowError(err)
 	}
 	return s.answerTag(c, rc, name, http.StatusCreated)
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -193,7 +191,7 @@ func (s *Server) createBulkImport(c *Ctx) error {
 		return err
 	}
 	source := importer.Source{URL: sourceURL, Token: conf["access_token"], HTTP: s.sourceClient(c, src)}
-	s.runBulkImport(c.R.Context(), b, source)
+	s.imports.Run(c.R.Context(), b, source)
 	return c.JSON(http.StatusCreated, body)
 }
 
@@ -253,186 +251,6 @@ func (t selfTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.RequestURI = r.URL.RequestURI()
 	t.s.ServeHTTP(rec, r)
 	return rec.Result(), nil
-}
-
-// runBulkImport migrates every entity in order; the import fails only when
-// every entity failed (a partial migration is finished, with failures).
-func (s *Server) runBulkImport(ctx context.Context, b *store.BulkImport, src importer.Source) {
-	s.store.Write(func(d *store.Data) error { d.SetBulkImportStatus(b, "started"); return nil })
-	finished := 0
-	for _, e := range b.Entities {
-		if s.runBulkEntity(ctx, b, e, src) {
-			finished++
-		}
-	}
-	s.store.Write(func(d *store.Data) error {
-		if b.Status != "started" {
-			return nil
-		}
-		if finished == 0 {
-			d.SetBulkImportStatus(b, "failed")
-		} else {
-			d.SetBulkImportStatus(b, "finished")
-		}
-		return nil
-	})
-}
-
-// runBulkEntity reads the entity from the source without holding the store
-// (the source may be this instance) and then writes the destination objects.
-func (s *Server) runBulkEntity(ctx context.Context, b *store.BulkImport, e *store.BulkImportEntity, src importer.Source) bool {
-	s.store.Write(func(d *store.Data) error { d.SetBulkImportEntityStatus(e, "started"); return nil })
-	var group *importer.Group
-	var project *importer.Project
-	var err error
-	if e.EntityType == "group" {
-		group, err = src.Group(ctx, e.SourceFullPath, e.MigrateProjects, e.MigrateMemberships)
-	} else {
-		project, err = src.Project(ctx, e.SourceFullPath, e.MigrateMemberships)
-	}
-	var created []*store.Project
-	var creator *store.User
-	werr := s.store.Write(func(d *store.Data) error {
-		if err != nil {
-			return err
-		}
-		creator = d.User(b.UserID)
-		ns := d.GroupByPath(e.DestinationNamespace)
-		if creator == nil || ns == nil {
-			return &importer.Error{Relation: "group", Class: "BulkImports::Error", Message: "destination namespace no longer exists"}
-		}
-		if group != nil {
-			return s.writeBulkGroup(d, e, creator, ns, group, &created)
-		}
-		return s.writeBulkProject(d, e, creator, ns, project, &created)
-	})
-	for _, p := range created {
-		if rerr := s.CreateRepository(ctx, p, creator, false); rerr != nil && werr == nil {
-			werr = &importer.Error{Relation: "repository", Class: "BulkImports::Error", Message: "repository could not be created"}
-		}
-	}
-	if werr == nil {
-		s.store.Write(func(d *store.Data) error { d.SetBulkImportEntityStatus(e, "finished"); return nil })
-		return true
-	}
-	ie := &importer.Error{Relation: e.EntityType, Class: "BulkImports::Error", Message: werr.Error()}
-	errors.As(werr, &ie)
-	s.store.Write(func(d *store.Data) error {
-		d.AddBulkImportFailure(e, store.BulkImportFailure{Relation: ie.Relation, Step: "extractor",
-			ExceptionMessage: ie.Message, ExceptionClass: ie.Class, CorrelationID: bulkCorrelationID(b, e),
-			PipelineClass: bulkPipeline(ie.Relation), PipelineStep: "extractor", SourceURL: ie.URL,
-			SourceTitle: e.SourceFullPath})
-		d.SetBulkImportEntityStatus(e, "failed")
-		return nil
-	})
-	return false
-}
-
-func bulkCorrelationID(b *store.BulkImport, e *store.BulkImportEntity) string {
-	return "bulk-import-" + strconv.Itoa(b.ID) + "-" + strconv.Itoa(e.ID)
-}
-
-func bulkPipeline(relation string) string {
-	switch relation {
-	case "members":
-		return "BulkImports::Common::Pipelines::MembersPipeline"
-	case "projects":
-		return "BulkImports::Groups::Pipelines::ProjectEntitiesPipeline"
-	case "project":
-		return "BulkImports::Projects::Pipelines::ProjectPipeline"
-	}
-	return "BulkImports::Groups::Pipelines::GroupPipeline"
-}
-
-// writeBulkGroup creates the destination group (path from the slug, name
-// from the source), its projects and its members, or nothing at all.
-func (s *Server) writeBulkGroup(d *store.Data, e *store.BulkImportEntity, creator *store.User, ns *store.Group, g *importer.Group, created *[]*store.Project) error {
-	vis := bulkVisibility(g.Visibility, ns.Visibility)
-	ng, err := d.CreateGroup(store.NewGroup{Name: g.Name, Path: e.DestinationSlug, Description: g.Description,
-		Visibility: vis, ParentID: ns.ID, CreatorID: creator.ID})
-	if err != nil {
-		return &importer.Error{Relation: "group", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
-	}
-	d.Touch(e)
-	e.NamespaceID = &ng.ID
-	stat := func(rel string, n, done int) {
-		e.Stats[rel] = store.BulkImportStat{Source: n, Fetched: n, Imported: done}
-	}
-	stat("group", 1, 1)
-	if e.MigrateMemberships {
-		stat("members", len(g.Members), bulkMembers(d, store.SourceGroup, ng.ID, creator, g.Members))
-	}
-	if e.MigrateProjects {
-		done := 0
-		for _, sp := range g.Projects {
-			name, path, desc := sp.Name, sp.Path, sp.Description
-			pv := bulkVisibility(sp.Visibility, ng.Visibility)
-			p, err := d.CreateProject(creator, store.ProjectFields{Name: &name, Path: &path, Description: &desc,
-				NamespaceID: &ng.ID, Visibility: &pv})
-			if err != nil {
-				continue
-			}
-			*created = append(*created, p)
-			done++
-			if e.MigrateMemberships {
-				bulkMembers(d, store.SourceProject, p.ID, creator, sp.Members)
-			}
-		}
-		stat("projects", len(g.Projects), done)
-	}
-	return nil
-}
-
-// writeBulkProject creates the destination project in the namespace.
-func (s *Server) writeBulkProject(d *store.Data, e *store.BulkImportEntity, creator *store.User, ns *store.Group, sp *importer.Project, created *[]*store.Project) error {
-	name, desc := sp.Name, sp.Description
-	vis := bulkVisibility(sp.Visibility, ns.Visibility)
-	p, err := d.CreateProject(creator, store.ProjectFields{Name: &name, Path: &e.DestinationSlug, Description: &desc,
-		NamespaceID: &ns.ID, Visibility: &vis})
-	if err != nil {
-		return &importer.Error{Relation: "project", Class: "ActiveRecord::RecordInvalid", Message: "Validation failed: " + err.Error()}
-	}
-	*created = append(*created, p)
-	d.Touch(e)
-	e.ProjectID, e.NamespaceID = &p.ID, &ns.ID
-	e.Stats["project"] = store.BulkImportStat{Source: 1, Fetched: 1, Imported: 1}
-	if e.MigrateMemberships {
-		n := bulkMembers(d, store.SourceProject, p.ID, creator, sp.Members)
-		e.Stats["members"] = store.BulkImportStat{Source: len(sp.Members), Fetched: len(sp.Members), Imported: n}
-	}
-	return nil
-}
-
-// bulkVisibility keeps the source's visibility unless the destination parent is more restrictive.
-func bulkVisibility(v, parent string) string {
-	rank := map[string]int{"private": 0, "internal": 1, "public": 2}
-	if _, ok := rank[v]; !ok {
-		return "private"
-	}
-	if rank[v] > rank[parent] {
-		return parent
-	}
-	return v
-}
-
-// bulkMembers maps source members to destination users by username; a
-// member with no such user is skipped, and the importing user keeps their
-// own (Owner) membership.
-func bulkMembers(d *store.Data, t store.SourceType, source int, creator *store.User, ms []importer.Member) int {
-	done := 0
-	for _, m := range ms {
-		u := d.UserByUsername(m.Username)
-		if u == nil || m.AccessLevel < 5 || m.AccessLevel > 50 {
-			continue
-		}
-		if u.ID != creator.ID {
-			if _, err := d.AddMember(t, source, u.ID, store.Level(m.AccessLevel), nil, creator.ID); err != nil {
-				continue
-			}
-		}
-		done++
-	}
-	return done
 }
 
 // bulkFilters reads the four shared list parameters' filter and sort.

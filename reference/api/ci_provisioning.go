@@ -1,15 +1,11 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"v4cert/reference/access"
-	"v4cert/reference/git"
 	"v4cert/reference/store"
 )
 
@@ -101,130 +97,9 @@ func checkRunnerFields(accessLevel, note string, timeout *int) error {
 	return nil
 }
 
-// ciFile is where a pipeline's configuration lives, as on the platform.
-const ciFile = ".gitlab-ci.yml"
-
-// ciReserved are top-level keys of a CI file that are not jobs.
-var ciReserved = map[string]bool{"stages": true, "variables": true, "default": true, "include": true, "workflow": true,
-	"image": true, "services": true, "before_script": true, "after_script": true, "cache": true}
-
-// ciConfigError is the platform's answer to a configuration it cannot use.
-func ciConfigError(msg string) error {
-	return validation(map[string][]string{"base": {msg}})
-}
-
-// parseCI reads the supported subset of the CI configuration (see README):
-// stages; jobs with stage, script, tags, allow_failure, when: manual, and
-// trigger: {include: file} for trigger jobs whose child pipeline comes from
-// another file of the same commit. Jobs are returned stage by stage, in the
-// order the file writes them.
-func parseCI(ctx context.Context, repo *git.Repo, commit git.Oid, file string, depth int) ([]*store.Job, error) {
-	e, err := repo.Lookup(ctx, commit, file)
-	if err != nil || e.Type != "blob" {
-		if depth == 0 {
-			return nil, ciConfigError("Missing CI config file")
-		}
-		return nil, ciConfigError("Local file `" + file + "` does not exist!")
-	}
-	raw, err := repo.Blob(ctx, e.ID)
-	if err != nil {
-		return nil, gitError(err, "File")
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, ciConfigError("Invalid configuration format")
-	}
-	root := doc.Content[0]
-	stages := []string{".pre", "build", "test", "deploy", ".post"}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "stages" {
-			var st []string
-			if err := root.Content[i+1].Decode(&st); err != nil {
-				return nil, ciConfigError("stages config should be an array of strings")
-			}
-			stages = append(append([]string{".pre"}, st...), ".post")
-		}
-	}
-	stageIdx := map[string]int{}
-	for i, s := range stages {
-		stageIdx[s] = i
-	}
-	var jobs []*store.Job
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		name := root.Content[i].Value
-		if ciReserved[name] || strings.HasPrefix(name, ".") {
-			continue
-		}
-		var def struct {
-			Stage        string    `yaml:"stage"`
-			Script       yaml.Node `yaml:"script"`
-			Tags         []string  `yaml:"tags"`
-			AllowFailure *bool     `yaml:"allow_failure"`
-			When         string    `yaml:"when"`
-			Trigger      *struct {
-				Include string `yaml:"include"`
-			} `yaml:"trigger"`
-		}
-		if err := root.Content[i+1].Decode(&def); err != nil {
-			return nil, ciConfigError(fmt.Sprintf("jobs:%s config contains unknown keys or invalid values", name))
-		}
-		if def.Stage == "" {
-			def.Stage = "test"
-		}
-		idx, ok := stageIdx[def.Stage]
-		if !ok {
-			return nil, ciConfigError(fmt.Sprintf("%s job: chosen stage %s does not exist; available stages are %s", name, def.Stage, strings.Join(stages, ", ")))
-		}
-		j := &store.Job{Name: name, Stage: def.Stage, StageIdx: idx, TagList: def.Tags, Manual: def.When == "manual"}
-		if j.TagList == nil {
-			j.TagList = []string{}
-		}
-		// Manual jobs may fail by default, as on the platform.
-		j.AllowFailure = j.Manual
-		if def.AllowFailure != nil {
-			j.AllowFailure = *def.AllowFailure
-		}
-		switch {
-		case def.Trigger != nil:
-			if depth > 2 {
-				return nil, ciConfigError("Maximum nesting depth of child pipelines reached")
-			}
-			j.Bridge = true
-			if def.Trigger.Include != "" {
-				child, err := parseCI(ctx, repo, commit, def.Trigger.Include, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				j.Child = child
-			}
-		case def.Script.Kind == yaml.ScalarNode:
-			j.Script = []string{def.Script.Value}
-		case def.Script.Kind == yaml.SequenceNode:
-			if err := def.Script.Decode(&j.Script); err != nil {
-				return nil, ciConfigError(fmt.Sprintf("jobs:%s:script config should be a string or a nested array of strings up to 10 levels deep", name))
-			}
-		default:
-			return nil, ciConfigError(fmt.Sprintf("jobs %s config should implement the script:, run:, or trigger: keyword", name))
-		}
-		jobs = append(jobs, j)
-	}
-	if len(jobs) == 0 {
-		return nil, ciConfigError("Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.")
-	}
-	// Stage by stage, keeping the file's order within a stage.
-	var out []*store.Job
-	for idx := range stages {
-		for _, j := range jobs {
-			if j.StageIdx == idx {
-				out = append(out, j)
-			}
-		}
-	}
-	return out, nil
-}
-
 // createPipeline implements the platform's POST /projects/:id/pipeline
-// (provisioning): Developer or above runs the CI file of a branch or tag.
+// (provisioning): Developer or above runs the CI file of a branch or tag
+// (the pipeline workflow, reference/workflow/ci).
 func (s *Server) createPipeline(c *Ctx) error {
 	ref := c.In().StringOr("ref", "")
 	if err := c.In().Err(); err != nil {
@@ -234,39 +109,12 @@ func (s *Server) createPipeline(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.R.Context()
-	tag := false
-	oid, err := rc.Repo.Branch(ctx, ref)
-	if err != nil {
-		if oid, err = rc.Repo.Tag(ctx, ref); err != nil {
-			return ciConfigError("Reference not found")
-		}
-		tag = true
-	}
-	commit, err := rc.Repo.Commit(ctx, oid)
-	if err != nil {
-		return gitError(err, "Commit")
-	}
-	jobs, err := parseCI(ctx, rc.Repo, oid, ciFile, 0)
-	if err != nil {
-		return err
-	}
 	var out CreatedPipelineJSON
-	err = s.store.Write(func(d *store.Data) error {
-		p := d.Project(rc.ProjectID)
-		if p == nil {
-			return notFound("Project")
-		}
-		pl := &store.Pipeline{ProjectID: p.ID, Ref: ref, SHA: string(oid), Tag: tag, UserID: c.Caller.ID,
-			Commit: store.JobCommit{ID: string(commit.ID), ShortID: string(commit.ID)[:8], Title: commit.Title(),
-				Message: commit.Message, AuthorName: commit.Author.Name, AuthorEmail: commit.Author.Email,
-				CreatedAt: commit.Committer.When}}
-		d.NewPipeline(pl, jobs)
+	err = s.ci.CreatePipeline(c.R.Context(), &rc.Target, ref, func(d *store.Data, pl *store.Pipeline) {
 		out = c.view(d).pipelineJSON(pl)
-		return nil
 	})
 	if err != nil {
-		return err
+		return workflowError(err)
 	}
 	return c.JSON(http.StatusCreated, out)
 }

@@ -9,16 +9,16 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/git"
 	"v4cert/reference/params"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/repository"
 )
 
 // resolveRange turns ref_name into rev-list arguments: a branch, tag or SHA,
 // or a range a..b (b's history without a's) or a...b; every name is resolved
-// first, so only object names reach git.
+// first, so only object names reach repository.
 func resolveRange(ctx context.Context, rc *repoCtx, ref string) ([]string, error) {
-	resolve := func(name string) (git.Oid, error) {
+	resolve := func(name string) (repository.Oid, error) {
 		if name == "" {
 			return rc.head(ctx)
 		}
@@ -69,12 +69,12 @@ func (s *Server) listCommits(c *Ctx) error {
 		return err
 	}
 	ctx := c.R.Context()
-	opts := git.LogOptions{All: all, Since: since, Until: until, Author: author, FirstParent: firstParent,
+	opts := repository.LogOptions{All: all, Since: since, Until: until, Author: author, FirstParent: firstParent,
 		Topo: order != nil && *order == "topo"}
 	if pathFilter != "" {
 		opts.Path = strings.Trim(pathFilter, "/")
 	}
-	var oids []git.Oid
+	var oids []repository.Oid
 	empty := false // an empty repository: an empty page
 	if !all {
 		ref := ""
@@ -82,14 +82,14 @@ func (s *Server) listCommits(c *Ctx) error {
 			ref = *refName
 		}
 		opts.Revs, err = resolveRange(ctx, rc, ref)
-		empty = errors.Is(err, git.ErrNotFound) && ref == ""
+		empty = errors.Is(err, repository.ErrNotFound) && ref == ""
 		if err != nil && !empty {
 			return gitError(err, "Reference")
 		}
 	}
 	if !empty {
 		oids, err = rc.Repo.Log(ctx, opts)
-		if errors.Is(err, git.ErrBadPattern) {
+		if errors.Is(err, repository.ErrBadPattern) {
 			return invalidParam("author")
 		}
 		if err != nil {
@@ -98,7 +98,7 @@ func (s *Server) listCommits(c *Ctx) error {
 	}
 	// Only the page's commits are read and rendered.
 	page, err := PaginateWindow(c, len(oids), func(start, end int) ([]CommitJSON, error) {
-		cms := make([]*git.Commit, 0, end-start)
+		cms := make([]*repository.Commit, 0, end-start)
 		for _, oid := range oids[start:end] {
 			cm, err := rc.Repo.Commit(ctx, oid)
 			if err != nil {
@@ -106,7 +106,7 @@ func (s *Server) listCommits(c *Ctx) error {
 			}
 			cms = append(cms, cm)
 		}
-		var stats map[git.Oid]git.Stats
+		var stats map[repository.Oid]repository.Stats
 		if withStats {
 			var err error
 			if stats, err = rc.Repo.StatsOf(ctx, cms); err != nil {
@@ -132,7 +132,7 @@ func (s *Server) listCommits(c *Ctx) error {
 // commitOf resolves the :sha path parameter: a SHA, a branch or a tag name.
 // commitIn resolves, for reading, the project's repository and the commit
 // that `:sha` names; handlers read their own parameters first.
-func (s *Server) commitIn(c *Ctx) (*repoCtx, *git.Commit, error) {
+func (s *Server) commitIn(c *Ctx) (*repoCtx, *repository.Commit, error) {
 	rc, err := s.repoOf(c, false)
 	if err != nil {
 		return nil, nil, err
@@ -144,7 +144,7 @@ func (s *Server) commitIn(c *Ctx) (*repoCtx, *git.Commit, error) {
 	return rc, cm, nil
 }
 
-func commitOf(c *Ctx, rc *repoCtx) (*git.Commit, error) {
+func commitOf(c *Ctx, rc *repoCtx) (*repository.Commit, error) {
 	ctx := c.R.Context()
 	oid, err := rc.Repo.Resolve(ctx, c.R.PathValue("sha"))
 	if err != nil {
@@ -263,7 +263,7 @@ func (s *Server) commitDiff(c *Ctx) error {
 	if err != nil {
 		return gitError(err, "Commit")
 	}
-	page, err := Paginate(c, files, nil, func(f git.FileDiff) CommitDiff {
+	page, err := Paginate(c, files, nil, func(f repository.FileDiff) CommitDiff {
 		return CommitDiff{Diff: f.Patch, NewPath: f.NewPath, OldPath: f.OldPath, AMode: gitMode(f.AMode), BMode: gitMode(f.BMode),
 			NewFile: f.NewFile, RenamedFile: f.Renamed, DeletedFile: f.Deleted}
 	})
@@ -360,17 +360,6 @@ func (s *Server) createCommitComment(c *Ctx) error {
 	return c.JSON(http.StatusCreated, out)
 }
 
-// pickErrors are the bodies of Errors rule 4.
-func pickError(revert bool, code string) *Error {
-	msg := "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
-	if revert {
-		msg = "Sorry, we cannot revert this commit automatically. This commit may already have been reverted, or a more recent commit may have updated some of its content."
-	}
-	e := errorf(http.StatusBadRequest, "%s", msg)
-	e.Body["error_code"] = code
-	return e
-}
-
 // pickCommitAs serves cherry-pick (false) or revert (true).
 func pickCommitAs(revert bool) handler {
 	return func(s *Server, c *Ctx) error { return s.pickCommit(c, revert) }
@@ -398,95 +387,20 @@ func (s *Server) pickCommit(c *Ctx, revert bool) error {
 	if err != nil {
 		return err
 	}
-	if message != nil {
-		if r := git.MessageProblem(*message); r != "" {
-			return validation(map[string][]string{"message": {r}})
-		}
-	}
 	ctx := c.R.Context()
-	r := rc.Repo
-	r.Lock()
-	old, err := r.Branch(ctx, branch) // under the lock: what the pick moves the branch from
+	id, err := s.repos.Pick(ctx, &rc.Target, repository.PickRequest{Commit: cm, Branch: branch, Revert: revert,
+		DryRun: dryRun, Message: message})
 	if err != nil {
-		old = git.ZeroOid
-	}
-	id, err := s.pickLocked(ctx, rc, cm, branch, revert, dryRun, message)
-	r.Unlock()
-	if err != nil {
-		return err
+		return workflowError(err)
 	}
 	if dryRun {
 		return c.JSON(http.StatusOK, map[string]string{"dry_run": "success"})
 	}
-	s.branchWritten(ctx, rc, branch, old, id)
-	picked, err := r.Commit(ctx, id)
+	picked, err := rc.Repo.Commit(ctx, id)
 	if err != nil {
 		return gitError(err, "Commit")
 	}
 	return c.JSON(http.StatusCreated, rc.commitJSON(picked, true))
-}
-
-func (s *Server) pickLocked(ctx context.Context, rc *repoCtx, cm *git.Commit, branch string, revert, dryRun bool, message *string) (git.Oid, error) {
-	r := rc.Repo
-	head, err := r.Branch(ctx, branch)
-	if err != nil {
-		return "", gitError(err, "Branch")
-	}
-	headCommit, err := r.Commit(ctx, head)
-	if err != nil {
-		return "", gitError(err, "Commit")
-	}
-	parentTree, err := r.EmptyTree(ctx)
-	if err != nil {
-		return "", gitError(err, "Commit")
-	}
-	if len(cm.Parents) > 0 {
-		p, err := r.Commit(ctx, cm.Parents[0])
-		if err != nil {
-			return "", gitError(err, "Commit")
-		}
-		parentTree = p.Tree
-	}
-	base, theirs := parentTree, cm.Tree
-	if revert {
-		base, theirs = cm.Tree, parentTree
-	}
-	tree, conflict, err := r.Merge3(ctx, base, headCommit.Tree, theirs)
-	if err != nil {
-		return "", gitError(err, "Commit")
-	}
-	if conflict {
-		return "", pickError(revert, "conflict")
-	}
-	if tree == headCommit.Tree {
-		return "", pickError(revert, "empty")
-	}
-	if dryRun {
-		return "", nil
-	}
-	now := s.repos.Now()
-	author, committer := cm.Author, rc.signature(now)
-	var msg string
-	switch {
-	case revert:
-		author = committer
-		msg = fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.\n", cm.Title(), cm.ID)
-	case message != nil:
-		msg = *message
-	default:
-		msg = strings.TrimRight(cm.Message, "\n") + "\n\n(cherry picked from commit " + string(cm.ID) + ")\n"
-	}
-	id, err := r.CommitTree(ctx, tree, []git.Oid{head}, msg, author, committer)
-	if err != nil {
-		return "", gitError(err, "Commit")
-	}
-	if err := r.UpdateRef(ctx, "refs/heads/"+branch, id, head); err != nil {
-		if errors.Is(err, git.ErrStale) {
-			return "", commitFailed(fmt.Sprintf("Could not update refs/heads/%s. Please refresh and try again.", branch))
-		}
-		return "", gitError(err, "Branch")
-	}
-	return id, nil
 }
 
 // createCommit implements POST /projects/:id/repository/commits (rules commits.create.*).
@@ -517,8 +431,8 @@ func (s *Server) createCommit(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	req := &writeRequest{Branch: branch, Message: msg, Actions: actions, LastCommitIDs: lasts, Force: force,
-		StartBranch: startBranch, StartSHA: startSHA, Author: rc.signature(s.repos.Now())}
+	req := &repository.CommitRequest{Branch: branch, Message: msg, Actions: actions, LastCommitIDs: lasts, Force: force,
+		StartBranch: startBranch, StartSHA: startSHA, Author: rc.Signature(s.repos.Now())}
 	if authorName != nil {
 		req.Author.Name = *authorName
 	}
@@ -540,9 +454,9 @@ func (s *Server) createCommit(c *Ctx) error {
 	if force && req.StartBranch == "" && req.StartSHA == "" {
 		return commitFailed("force needs start_branch or start_sha")
 	}
-	cm, err := s.commitActions(c.R.Context(), rc, req)
+	cm, err := s.repos.Commit(c.R.Context(), &rc.Target, req)
 	if err != nil {
-		return err
+		return workflowError(err)
 	}
 	d, err := rc.commitDetail(c.R.Context(), cm, withStats)
 	if err != nil {
@@ -576,12 +490,12 @@ func (s *Server) startProject(c *Ctx, ref string) (*repoCtx, error) {
 	if err != nil {
 		return nil, notFound("Project")
 	}
-	return &repoCtx{ProjectID: id, Repo: r}, nil
+	return &repoCtx{Target: repository.Target{ProjectID: id, Repo: r}}, nil
 }
 
 // readActions validates actions[] (rule commits.create.8): an invalid action
 // answers the validation shape naming it, actions[<i>][<field>].
-func readActions(raw []map[string]any) ([]git.Action, map[int]string, error) {
+func readActions(raw []map[string]any) ([]repository.Action, map[int]string, error) {
 	if len(raw) == 0 {
 		return nil, nil, validation(map[string][]string{"actions": {"can't be blank"}})
 	}
@@ -603,7 +517,7 @@ func readActions(raw []map[string]any) ([]git.Action, map[int]string, error) {
 		}
 		return "", true, false
 	}
-	var out []git.Action
+	var out []repository.Action
 	lasts := map[int]string{}
 	for i, m := range raw {
 		kind, _, _ := str(m, "action")
@@ -612,7 +526,7 @@ func readActions(raw []map[string]any) ([]git.Action, map[int]string, error) {
 		content, hasContent, okContent := str(m, "content")
 		enc, hasEnc, _ := str(m, "encoding")
 		last, hasLast, _ := str(m, "last_commit_id")
-		a := git.Action{Kind: kind, Path: p, PreviousPath: prev}
+		a := repository.Action{Kind: kind, Path: p, PreviousPath: prev}
 		switch kind {
 		case "create", "update", "delete", "move", "chmod":
 		default:
@@ -620,7 +534,7 @@ func readActions(raw []map[string]any) ([]git.Action, map[int]string, error) {
 		}
 		if !hasPath || !okPath || p == "" {
 			bad(i, "file_path", "is missing")
-		} else if strings.Contains("/"+p+"/", "/../") || !git.ValidPath(p) {
+		} else if strings.Contains("/"+p+"/", "/../") || !repository.ValidPath(p) {
 			bad(i, "file_path", "should be a valid file path")
 		}
 		if kind == "move" && (!hasPrev || prev == "") {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"v4cert/reference/git"
+	"v4cert/reference/workflow/repository"
 )
 
 // RepositoryFile is the spec's Repository file resource.
@@ -39,13 +39,13 @@ type fileAt struct {
 
 // readFile finds file_path at ref: 404 Commit Not Found for an unknown ref,
 // 404 File Not Found for a path that is not a file there (rule files.get.3).
-func readFile(ctx context.Context, rc *repoCtx, filePath, ref string, commit git.Oid) (*fileAt, error) {
-	if !git.ValidPath(filePath) {
+func readFile(ctx context.Context, rc *repoCtx, filePath, ref string, commit repository.Oid) (*fileAt, error) {
+	if !repository.ValidPath(filePath) {
 		return nil, notFound("File")
 	}
 	e, err := rc.Repo.Lookup(ctx, commit, filePath)
 	if err != nil || e.Type != "blob" {
-		if err != nil && !errors.Is(err, git.ErrNotFound) {
+		if err != nil && !errors.Is(err, repository.ErrNotFound) {
 			return nil, gitError(err, "File")
 		}
 		return nil, notFound("File")
@@ -89,7 +89,7 @@ func (s *Server) fileForRead(c *Ctx, ref *string) (*repoCtx, *fileAt, error) {
 		return nil, nil, err
 	}
 	ctx := c.R.Context()
-	var commit git.Oid
+	var commit repository.Oid
 	name := ""
 	if ref == nil {
 		// raw: the project's HEAD, its default branch (rule files.raw.2).
@@ -226,11 +226,11 @@ func (s *Server) blameFile(c *Ctx) error {
 	if lines == 0 {
 		return c.JSON(http.StatusOK, out)
 	}
-	blamed, err := rc.Repo.Blame(ctx, git.Oid(f.CommitID), f.FilePath, start, end)
+	blamed, err := rc.Repo.Blame(ctx, repository.Oid(f.CommitID), f.FilePath, start, end)
 	if err != nil {
 		return gitError(err, "File")
 	}
-	commits := map[git.Oid]BlameCommit{}
+	commits := map[repository.Oid]BlameCommit{}
 	for _, l := range blamed {
 		if n := len(out); n > 0 && out[n-1].Commit.ID == string(l.Commit) {
 			out[n-1].Lines = append(out[n-1].Lines, l.Text)
@@ -268,7 +268,7 @@ func (s *Server) rawFile(c *Ctx) error {
 	}
 	body := f.raw
 	if lfs {
-		if ptr, ok := git.ParseLFSPointer(f.raw); ok {
+		if ptr, ok := repository.ParseLFSPointer(f.raw); ok {
 			if obj, err := rc.Repo.LFSObject(ptr); err == nil {
 				body = obj
 			}
@@ -311,7 +311,7 @@ func decodeContent(content string, encoding *string) ([]byte, bool) {
 
 // fileWrite reads what create, update and delete share and checks the path
 // (rule files.write.1).
-func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error) {
+func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *repository.CommitRequest, error) {
 	in := c.In()
 	branch, msg := in.StringOr("branch", ""), in.StringOr("commit_message", "")
 	content := in.StringOr("content", "")
@@ -328,10 +328,10 @@ func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error)
 		return nil, nil, err
 	}
 	filePath := c.R.PathValue("file_path")
-	if strings.Contains("/"+filePath+"/", "/../") || !git.ValidPath(filePath) {
+	if strings.Contains("/"+filePath+"/", "/../") || !repository.ValidPath(filePath) {
 		return nil, nil, commitFailed("file_path should be a valid file path")
 	}
-	a := git.Action{Kind: kind, Path: filePath, Executable: exec}
+	a := repository.Action{Kind: kind, Path: filePath, Executable: exec}
 	if kind != "delete" {
 		b, ok := decodeContent(content, encoding)
 		if !ok {
@@ -339,8 +339,8 @@ func (s *Server) fileWrite(c *Ctx, kind string) (*repoCtx, *writeRequest, error)
 		}
 		a.Content, a.HasContent = b, true
 	}
-	req := &writeRequest{Branch: branch, Message: msg, Actions: []git.Action{a}, RejectEmpty: true,
-		Author: rc.signature(s.repos.Now())}
+	req := &repository.CommitRequest{Branch: branch, Message: msg, Actions: []repository.Action{a}, RejectEmpty: true,
+		Author: rc.Signature(s.repos.Now())}
 	if authorName != nil {
 		req.Author.Name = *authorName
 	}
@@ -362,8 +362,8 @@ func (s *Server) createFile(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.commitActions(c.R.Context(), rc, req); err != nil {
-		return err
+	if _, err := s.repos.Commit(c.R.Context(), &rc.Target, req); err != nil {
+		return workflowError(err)
 	}
 	return c.JSON(http.StatusCreated, FileWriteResult{FilePath: req.Actions[0].Path, Branch: req.Branch})
 }
@@ -374,8 +374,8 @@ func (s *Server) updateFile(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.commitActions(c.R.Context(), rc, req); err != nil {
-		return err
+	if _, err := s.repos.Commit(c.R.Context(), &rc.Target, req); err != nil {
+		return workflowError(err)
 	}
 	return c.JSON(http.StatusOK, FileWriteResult{FilePath: req.Actions[0].Path, Branch: req.Branch})
 }
@@ -386,8 +386,8 @@ func (s *Server) deleteFile(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.commitActions(c.R.Context(), rc, req); err != nil {
-		return err
+	if _, err := s.repos.Commit(c.R.Context(), &rc.Target, req); err != nil {
+		return workflowError(err)
 	}
 	return c.NoContent()
 }

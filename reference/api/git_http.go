@@ -102,20 +102,11 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 		writeError(w, asError(err, "Project"))
 		return
 	}
-	// Every project has its repository from the moment it is made, so
-	// a fetch never creates one.
-	repo, err := s.repos.Get(project.ID)
-	if err != nil {
-		writeError(w, asError(gitError(err, "Repository"), "Repository"))
-		return
+	// The repository workflow serves the exchange and runs the hooks of
+	// every ref a push moved; nothing was written when it fails.
+	if err := s.repos.ServeSmartHTTP(w, r, project.ID, path, remoteUser); err != nil {
+		writeError(w, asError(workflowError(err), "Repository"))
 	}
-	moves, err := repo.ServeSmartHTTP(w, r, path, remoteUser)
-	if err != nil {
-		// Nothing was written when the backend could not start.
-		writeError(w, asError(gitError(err, "Repository"), "Repository"))
-		return
-	}
-	s.RefsMoved(r.Context(), project.ID, moves)
 }
 
 // gitHTTPPath splits a request path into a project's full path and a smart

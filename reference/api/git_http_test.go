@@ -64,7 +64,7 @@ func TestGitCLIClonePushOverHTTP(t *testing.T) {
 	a.must(201, "POST", fmt.Sprintf("/projects/%d/members", id), map[string]any{"user_id": 2, "access_level": 30})
 	var mu sync.Mutex
 	var heard []git.RefMove
-	a.inst.Server.OnRefsMoved(func(_ context.Context, projectID int, moves []git.RefMove) {
+	a.inst.Server.Repositories().OnRefsMoved(func(_ context.Context, projectID int, moves []git.RefMove) {
 		if projectID == id {
 			mu.Lock()
 			heard = append(heard, moves...)

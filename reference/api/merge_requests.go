@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"v4cert/reference/access"
-	"v4cert/reference/git"
 	"v4cert/reference/params"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/mergerequests"
+	"v4cert/reference/workflow/repository"
 )
 
 // The spec's merge requests (Endpoints, Merge requests) and the platform's
@@ -106,10 +107,10 @@ func (s *Server) createMergeRequest(c *Ctx) error {
 		return branchError("source_branch", "You can't use same project/branch for source and target")
 	}
 	ctx := c.R.Context()
-	l := s.mr.lock(rc.ProjectID)
+	l := s.mr.Lock(rc.ProjectID)
 	l.Lock()
 	defer l.Unlock()
-	srcHead, tgtHead, err := branchHeads(ctx, rc.Repo, src, tgt)
+	srcHead, tgtHead, err := mergerequests.BranchHeads(ctx, rc.Repo, src, tgt)
 	if err != nil {
 		return gitError(err, "Branch")
 	}
@@ -119,8 +120,8 @@ func (s *Server) createMergeRequest(c *Ctx) error {
 	case tgtHead == "":
 		return branchError("target_branch", "Target branch \""+tgt+"\" does not exist")
 	}
-	st, err := s.evaluate(ctx, rc.ProjectID, rc.Repo, src, tgt, "", true)
-	if errors.Is(err, git.ErrUnrelated) {
+	st, err := s.mr.Evaluate(ctx, rc.ProjectID, rc.Repo, src, tgt, "", true)
+	if errors.Is(err, repository.ErrUnrelated) {
 		return branchError("base", "The source and target branches have no common history")
 	}
 	if err != nil {
@@ -136,7 +137,7 @@ func (s *Server) createMergeRequest(c *Ctx) error {
 		if projectRole(d, c.Caller, p) < access.Developer {
 			return forbidden()
 		}
-		mr, err := d.CreateMergeRequest(p, c.Caller, f, st.version, st.check)
+		mr, err := d.CreateMergeRequest(p, c.Caller, f, st.Version, st.Check)
 		if err != nil {
 			return mrStoreError(err)
 		}
@@ -146,7 +147,7 @@ func (s *Server) createMergeRequest(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	rc.Repo.SetRef(ctx, mrHeadRef(iid), srcHead)
+	rc.Repo.SetRef(ctx, mergerequests.HeadRef(iid), srcHead)
 	return c.JSON(http.StatusCreated, body)
 }
 
@@ -228,12 +229,12 @@ func (s *Server) updateMergeRequest(c *Ctx) error {
 		return err
 	}
 	ctx := c.R.Context()
-	l := s.mr.lock(rc.ProjectID)
+	l := s.mr.Lock(rc.ProjectID)
 	l.Lock()
 	defer l.Unlock()
 	// A new target branch must exist and differ from the source; the
 	// comparison is then made again.
-	var retarget *mrState
+	var retarget *mergerequests.State
 	if f.TargetBranch != nil {
 		var source string
 		var same bool
@@ -254,8 +255,8 @@ func (s *Server) updateMergeRequest(c *Ctx) error {
 			if _, err := rc.Repo.Branch(ctx, *f.TargetBranch); err != nil {
 				return branchError("target_branch", "Target branch \""+*f.TargetBranch+"\" does not exist")
 			}
-			st, err := s.evaluate(ctx, rc.ProjectID, rc.Repo, source, *f.TargetBranch, "", true)
-			if err != nil && !errors.Is(err, git.ErrUnrelated) {
+			st, err := s.mr.Evaluate(ctx, rc.ProjectID, rc.Repo, source, *f.TargetBranch, "", true)
+			if err != nil && !errors.Is(err, repository.ErrUnrelated) {
 				return gitError(err, "Commit")
 			}
 			retarget = &st
@@ -277,7 +278,7 @@ func (s *Server) updateMergeRequest(c *Ctx) error {
 			return mrStoreError(err)
 		}
 		if retarget != nil && mr.Open() {
-			d.AddVersion(mr, retarget.version, retarget.check)
+			d.AddVersion(mr, retarget.Version, retarget.Check)
 		}
 		reopened, mrSource, mrTarget = wasClosed && mr.State == store.MROpened, mr.SourceBranch, mr.TargetBranch
 		body = c.view(d).mergeRequestDetail(mr, p, false)
@@ -289,7 +290,7 @@ func (s *Server) updateMergeRequest(c *Ctx) error {
 	if reopened {
 		// A reopened merge request is compared again: its branches may have
 		// moved while it was closed.
-		s.refreshLocked(ctx, rc.ProjectID, rc.Repo, mrSource, mrTarget)
+		s.mr.RefreshLocked(ctx, rc.ProjectID, rc.Repo, mrSource, mrTarget)
 		if err := s.store.Read(func(d *store.Data) error {
 			p, mr, err := c.mrOf(d)
 			if err == nil {
@@ -343,7 +344,7 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	var m mergeRequestGit
+	var m mergerequests.Merge
 	var mrID int
 	err = s.store.Write(func(d *store.Data) error {
 		p, mr, err := c.mrOf(d)
@@ -358,19 +359,19 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 			return mergeNotAllowed()
 		}
 		author := d.User(mr.AuthorID)
-		m = mergeRequestGit{projectID: p.ID, title: mr.Title, ref: d.ProjectFullPath(p) + "!" + strconv.Itoa(mr.IID),
-			source: mr.SourceBranch, target: mr.TargetBranch, method: p.MergeMethod, squash: mr.Squash,
-			removeSource: mr.ForceRemoveSourceBranch, mergeMsg: mergeMsg, squashMsg: squashMsg, sha: sha}
+		m = mergerequests.Merge{ProjectID: p.ID, Title: mr.Title, Ref: d.ProjectFullPath(p) + "!" + strconv.Itoa(mr.IID),
+			Source: mr.SourceBranch, Target: mr.TargetBranch, Method: p.MergeMethod, Squash: mr.Squash,
+			RemoveSource: mr.ForceRemoveSourceBranch, MergeMsg: mergeMsg, SquashMsg: squashMsg, SHA: sha}
 		if author != nil {
-			m.author = git.Signature{Name: author.Name, Email: author.Email}
+			m.Author = repository.Signature{Name: author.Name, Email: author.Email}
 		} else {
-			m.author = git.Signature{Name: "Ghost User", Email: "ghost@example.com"}
+			m.Author = repository.Signature{Name: "Ghost User", Email: "ghost@example.com"}
 		}
 		if squash != nil {
-			m.squash = *squash
+			m.Squash = *squash
 		}
 		if removeSource != nil {
-			m.removeSource = *removeSource
+			m.RemoveSource = *removeSource
 		}
 		mrID = mr.ID
 		d.LockForMerge(mr)
@@ -381,8 +382,8 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 	}
 	ctx := c.R.Context()
 	now := s.repos.Now()
-	m.author.When = now
-	out, mergeErr := s.mergeBranches(ctx, rc, m, rc.signature(now))
+	m.Author.When = now
+	out, mergeErr := s.mr.MergeBranches(ctx, &rc.Target, m, rc.Signature(now))
 	var body MergeRequestDetailJSON
 	err = s.store.Write(func(d *store.Data) error {
 		mr := d.MergeRequest(mrID)
@@ -391,9 +392,9 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 		}
 		if mergeErr != nil {
 			d.UnlockMerge(mr)
-			return mergeErr
+			return workflowError(mergeErr)
 		}
-		d.MarkMerged(mr, c.Caller, out.mergeCommit, out.squashCommit, removeSource)
+		d.MarkMerged(mr, c.Caller, out.MergeCommit, out.SquashCommit, removeSource)
 		body = c.view(d).mergeRequestDetail(mr, d.Project(mr.ProjectID), false)
 		return nil
 	})
@@ -402,7 +403,7 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 	}
 	// The target moved (and the source may be gone): the other merge
 	// requests on those branches are compared again.
-	s.refreshMergeRequests(ctx, rc.ProjectID, rc.Repo, m.target, m.source)
+	s.mr.Refresh(ctx, rc.ProjectID, rc.Repo, m.Target, m.Source)
 	return c.JSON(http.StatusOK, body)
 }
 
@@ -705,8 +706,8 @@ func (s *Server) listRechecked(c *Ctx, items []*store.MergeRequest, from *store.
 			if err != nil {
 				continue
 			}
-			if st, err := s.evaluate(c.R.Context(), sn.projectID, r, sn.source, sn.target, "", false); err == nil {
-				fresh[id] = st.check
+			if st, err := s.mr.Evaluate(c.R.Context(), sn.projectID, r, sn.source, sn.target, "", false); err == nil {
+				fresh[id] = st.Check
 			}
 		}
 		out := make([]MergeRequestJSON, 0, end-start)

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/git"
+	"v4cert/reference/workflow/mergerequests"
+	"v4cert/reference/workflow/repository"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -35,30 +36,12 @@ func TestHumanDuration(t *testing.T) {
 	}
 }
 
-func TestLimitDiff(t *testing.T) {
-	files := make([]mrFile, diffMaxFiles+5)
-	kept, over := limitDiff(files, false)
-	if len(kept) != diffMaxFiles || !over {
-		t.Fatalf("files limit: %d %v", len(kept), over)
-	}
-	if kept, over := limitDiff(files, true); len(kept) != len(files) || over {
-		t.Fatalf("raw diffs have no limit: %d %v", len(kept), over)
-	}
-	lines := []mrFile{{Lines: diffMaxLines - 10}, {Lines: 10}, {Lines: 1}}
-	if kept, over := limitDiff(lines, false); len(kept) != 2 || !over {
-		t.Fatalf("lines limit: %d %v", len(kept), over)
-	}
-	big := mrFile{FileDiff: git.FileDiff{Patch: strings.Repeat("+x\n", diffMaxPatchBytes/3+1)}}
-	if j := big.json(); !j.TooLarge || j.Diff != "" {
-		t.Fatalf("a patch past %d bytes is too_large and empty", diffMaxPatchBytes)
-	}
-}
-
-func TestGeneratedByName(t *testing.T) {
-	for p, want := range map[string]bool{"web/package-lock.json": true, "a/b/app.min.js": true, "api.pb.go": true,
-		"go.sum": true, "main.go": false, "package.json": false, "min.js.txt": false} {
-		if got := generatedByName(p); got != want {
-			t.Errorf("generatedByName(%q) = %v", p, got)
-		}
+// TestDiffTooLarge: a patch past the per-file limit is shown empty with
+// too_large (the limits themselves are the merge-request workflow's,
+// reference/workflow/mergerequests).
+func TestDiffTooLarge(t *testing.T) {
+	big := mrFile{FileDiff: repository.FileDiff{Patch: strings.Repeat("+x\n", mergerequests.MaxPatchBytes/3+1)}}
+	if j := diffJSON(big); !j.TooLarge || j.Diff != "" {
+		t.Fatalf("a patch past %d bytes is too_large and empty", mergerequests.MaxPatchBytes)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"strings"
 
 	"v4cert/reference/access"
-	"v4cert/reference/git"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/mergerequests"
+	"v4cert/reference/workflow/repository"
 )
 
 // The merge request sub-resources: diffs, changes, versions, pipelines,
@@ -34,7 +35,7 @@ func (s *Server) latestDiff(c *Ctx, unified bool) (*repoCtx, *store.MRVersion, [
 	if v == nil {
 		return rc, nil, nil, nil
 	}
-	files, err := s.mrDiff(c.R.Context(), rc.ProjectID, rc.Repo, git.Oid(v.BaseSHA), git.Oid(v.HeadSHA), unified)
+	files, err := s.mr.Diff(c.R.Context(), rc.ProjectID, rc.Repo, repository.Oid(v.BaseSHA), repository.Oid(v.HeadSHA), unified)
 	if err != nil {
 		return nil, nil, nil, gitError(err, "Commit")
 	}
@@ -44,7 +45,7 @@ func (s *Server) latestDiff(c *Ctx, unified bool) (*repoCtx, *store.MRVersion, [
 func diffJSONs(files []mrFile) []MRDiffJSON {
 	out := make([]MRDiffJSON, 0, len(files))
 	for _, f := range files {
-		out = append(out, f.json())
+		out = append(out, diffJSON(f))
 	}
 	return out
 }
@@ -61,8 +62,8 @@ func (s *Server) mergeRequestDiffs(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	kept, _ := limitDiff(files, false)
-	page, err := Paginate(c, kept, nil, mrFile.json)
+	kept, _ := mergerequests.LimitDiff(files, false)
+	page, err := Paginate(c, kept, nil, diffJSON)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func (s *Server) mergeRequestChanges(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	kept, overflow := limitDiff(files, raw)
+	kept, overflow := mergerequests.LimitDiff(files, raw)
 	var body MergeRequestChangesJSON
 	err = s.withMR(c, func(d *store.Data, p *store.Project, mr *store.MergeRequest) error {
 		body = MergeRequestChangesJSON{MergeRequestDetailJSON: c.view(d).mergeRequestDetail(mr, p, false),
@@ -174,17 +175,17 @@ func (s *Server) mergeRequestVersion(c *Ctx) error {
 	ctx := c.R.Context()
 	body := MRVersionDetailJSON{MRVersionJSON: versionJSON(v), Commits: []CommitJSON{}}
 	for _, sha := range v.Commits {
-		cm, err := rc.Repo.Commit(ctx, git.Oid(sha))
+		cm, err := rc.Repo.Commit(ctx, repository.Oid(sha))
 		if err != nil {
 			return gitError(err, "Commit")
 		}
 		body.Commits = append(body.Commits, rc.commitJSON(cm, true))
 	}
-	files, err := s.mrDiff(ctx, rc.ProjectID, rc.Repo, git.Oid(v.BaseSHA), git.Oid(v.HeadSHA), unidiff)
+	files, err := s.mr.Diff(ctx, rc.ProjectID, rc.Repo, repository.Oid(v.BaseSHA), repository.Oid(v.HeadSHA), unidiff)
 	if err != nil {
 		return gitError(err, "Commit")
 	}
-	kept, _ := limitDiff(files, false)
+	kept, _ := mergerequests.LimitDiff(files, false)
 	body.Diffs = diffJSONs(kept)
 	return c.JSON(http.StatusOK, body)
 }

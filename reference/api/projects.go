@@ -73,7 +73,7 @@ func (s *Server) createProject(c *Ctx) error {
 		return err
 	}
 	// The repository is made outside the store's lock: git takes milliseconds.
-	if err := s.CreateRepository(c.R.Context(), created, c.Caller, f.InitializeWithReadme); err != nil {
+	if err := s.repos.Create(c.R.Context(), created, c.Caller, f.InitializeWithReadme); err != nil {
 		s.store.Write(func(d *store.Data) error { d.DeleteProject(created); return nil })
 		return errorf(http.StatusInternalServerError, "500 Internal Server Error - repository: %v", err)
 	}

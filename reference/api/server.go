@@ -4,7 +4,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"net/http"
@@ -14,10 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/reference/git"
 	"v4cert/reference/params"
 	"v4cert/reference/registry"
 	"v4cert/reference/store"
+	"v4cert/reference/workflow/bulkimports"
+	"v4cert/reference/workflow/ci"
+	"v4cert/reference/workflow/mergerequests"
+	"v4cert/reference/workflow/repository"
 	"v4cert/specs"
 )
 
@@ -55,15 +57,19 @@ type Server struct {
 	book    *specs.Rulebook
 	limiter *limiter
 	routes  map[string]*route
-	repos   *git.Manager
+	// repos are the repository workflows (reference/workflow/repository):
+	// every write to a repository and the hooks of every moved ref.
+	repos *repository.Workflows
 	// registry is the registry host; ownRegistry when New built it.
 	registry    *registry.Registry
 	ownRegistry bool
-	// refHooks hear of every ref a write moved (RefsMoved).
-	refHooksMu sync.Mutex
-	refHooks   []func(ctx context.Context, projectID int, moves []git.RefMove)
-	clock      store.Clock
-	mr         mrRuntime // merge requests' locks and git caches (merge_requests_git.go)
+	clock       store.Clock
+	// mr are the merge-request workflows (reference/workflow/mergerequests).
+	mr *mergerequests.Workflows
+	// ci are the pipeline workflows (reference/workflow/ci).
+	ci *ci.Workflows
+	// imports are the migration workflows (reference/workflow/bulkimports).
+	imports *bulkimports.Workflows
 }
 
 type route struct {
@@ -82,11 +88,12 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	}
 	s := &Server{store: st, opts: opts, mux: http.NewServeMux(), book: specs.Default(), routes: map[string]*route{}}
 	// Repositories are real git repositories; without git the server refuses to start.
-	if _, err := git.Check(); err != nil {
+	repos, err := repository.New(st, opts.RepoDir)
+	if err != nil {
 		return nil, err
 	}
+	s.repos = repos
 	st.Read(func(d *store.Data) error { s.clock = d.Now; return nil })
-	s.repos = git.NewManager(opts.RepoDir, s.clock)
 	if opts.RateLimit > 0 {
 		s.limiter = newLimiter(opts.RateLimit)
 	}
@@ -121,7 +128,9 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		s.registry, s.ownRegistry = reg, true
 	}
 	// Merge requests follow their branches, whoever moves them.
-	s.OnRefsMoved(s.followRefs)
+	s.mr = mergerequests.New(st, s.repos)
+	s.ci = ci.New(st)
+	s.imports = bulkimports.New(st, s.repos)
 	return s, nil
 }
 
