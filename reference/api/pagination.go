@@ -128,7 +128,11 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	if end < total {
 		next = strconv.Itoa(page + 1)
 	}
-	if page > 1 {
+	// Where the spec is silent the reference answers as the platform does
+	// (docs/rulebook.md): a page past the last one has no previous page,
+	// as Kaminari's prev_page is nil when out_of_range? (kaminari/kaminari
+	// kaminari-core/lib/kaminari/models/page_scope_methods.rb @01ec38a1).
+	if page > 1 && !pastLast(page, per, total) {
 		prev = strconv.Itoa(page - 1)
 	}
 	p.set("X-Next-Page", next)
@@ -142,13 +146,23 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	}
 	links = append(links, c.link("first", map[string]string{"page": "1", "per_page": strconv.Itoa(per)}))
 	if total <= countLimit {
-		pages := (total + per - 1) / per
+		// An empty list has one (empty) page, as on the platform:
+		// "[paginated_data.total_pages, 1].max" (gitlabhq/gitlabhq
+		// lib/gitlab/pagination/offset_pagination.rb @028bf690).
+		pages := max((total+per-1)/per, 1)
 		p.set("X-Total", strconv.Itoa(total))
 		p.set("X-Total-Pages", strconv.Itoa(pages))
-		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(max(pages, 1)), "per_page": strconv.Itoa(per)}))
+		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(pages), "per_page": strconv.Itoa(per)}))
 	}
 	p.set("Link", strings.Join(links, ", "))
 	return p, nil
+}
+
+// pastLast reports whether page lies past the last page of total items:
+// Kaminari's out_of_range?, current_page > total_pages, where an empty list
+// has no page at all to be in range of.
+func pastLast(page, per, total int) bool {
+	return page-1 >= (total+per-1)/per
 }
 
 // offsetWindow is the page the caller asked for over total items: page and
@@ -264,8 +278,11 @@ func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) (*Page, error
 		out = append(out, render(it))
 		last = it
 	}
+	// A keyset page carries its Link and no other pagination header, as on
+	// the platform, where the keyset pagers only add Link (gitlabhq/gitlabhq
+	// lib/gitlab/pagination/keyset/header_builder.rb @41fe9739); Limits,
+	// pagination 3 names no other header.
 	p := &Page{items: out}
-	p.set("X-Per-Page", strconv.Itoa(per))
 	// A full page may have a successor; the page after the last one is empty
 	// and carries no Link, as the spec describes the end.
 	if len(out) == per {
