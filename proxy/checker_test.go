@@ -75,6 +75,14 @@ func findings(vs []Violation, sev Severity) []string {
 	return out
 }
 
+// pastLast is page 9 of a list of 12 at 5 a page, with the given Link and
+// X-Prev-Page.
+func pastLast(links, prev string) *Exchange {
+	ex := offsetPage("per_page=5&page=9", pageOpts{page: 9, per: 5, total: 12, links: links}, 0)
+	ex.Header.Set("X-Prev-Page", prev)
+	return ex
+}
+
 func TestCheckerPagination(t *testing.T) {
 	c := NewChecker(nil)
 	cases := []struct {
@@ -114,6 +122,34 @@ func TestCheckerPagination(t *testing.T) {
 		{"last link without totals", offsetPage("per_page=100", pageOpts{page: 1, per: 100, omitTotal: true, total: 10001,
 			links: `<http://x/api/v4/users?per_page=100&page=2>; rel="next", <http://x/api/v4/users?per_page=100&page=1>; rel="first", <http://x/api/v4/users?per_page=100&page=101>; rel="last"`}, 100), "no rel=last when x-total is omitted"},
 		{"per_page above 100 clamps", offsetPage("per_page=500", pageOpts{page: 1, per: 100, total: 3}, 3), ""},
+		// Where Limits is silent, the platform's answers pass and others
+		// that break the arithmetic still fail.
+		{"empty list with one page, as on the platform", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0}, 0)
+			ex.Header.Set("X-Total-Pages", "1")
+			return ex
+		}(), ""},
+		{"empty list with two pages", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0}, 0)
+			ex.Header.Set("X-Total-Pages", "2")
+			return ex
+		}(), "x-total-pages 0"},
+		{"past the last page without prev, as on the platform", pastLast(`<http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), ""},
+		{"past the last page with prev", offsetPage("per_page=5&page=9", pageOpts{page: 9, per: 5, total: 12}, 0), ""},
+		{"past the last page, rel=prev without x-prev-page", pastLast(`<http://x/api/v4/users?per_page=5&page=8>; rel="prev", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), "no rel=prev"},
+		{"past the last page, prev to the last page", pastLast(`<http://x/api/v4/users?per_page=5&page=3>; rel="prev", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, "3"), `x-prev-page "8"`},
+		{"uncounted page past the end without prev, as on the platform", func() *Exchange {
+			ex := offsetPage("per_page=5&page=4", pageOpts{page: 4, per: 5, omitTotal: true, total: 15,
+				links: `<http://x/api/v4/users?per_page=5&page=1>; rel="first"`}, 0)
+			ex.Header.Set("X-Prev-Page", "")
+			return ex
+		}(), ""},
+		{"uncounted page within the list without prev", func() *Exchange {
+			ex := offsetPage("per_page=5&page=2", pageOpts{page: 2, per: 5, omitTotal: true, total: 15,
+				links: `<http://x/api/v4/users?per_page=5&page=3>; rel="next", <http://x/api/v4/users?per_page=5&page=1>; rel="first"`}, 5)
+			ex.Header.Set("X-Prev-Page", "")
+			return ex
+		}(), `x-prev-page "1"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
