@@ -134,6 +134,14 @@ func TestCheckerPagination(t *testing.T) {
 			ex.Header.Set("X-Total-Pages", "2")
 			return ex
 		}(), "x-total-pages 0"},
+		{"empty list with no page and rel=last to page 0, as the platform's branches", offsetPage("", pageOpts{page: 1, per: 20, total: 0,
+			links: `<http://x/api/v4/users?per_page=20&page=1>; rel="first", <http://x/api/v4/users?per_page=20&page=0>; rel="last"`}, 0), ""},
+		{"empty list with one page and rel=last to page 0", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0,
+				links: `<http://x/api/v4/users?per_page=20&page=1>; rel="first", <http://x/api/v4/users?per_page=20&page=0>; rel="last"`}, 0)
+			ex.Header.Set("X-Total-Pages", "1")
+			return ex
+		}(), "page=1"},
 		{"past the last page without prev, as on the platform", pastLast(`<http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), ""},
 		{"past the last page with prev", offsetPage("per_page=5&page=9", pageOpts{page: 9, per: 5, total: 12}, 0), ""},
 		{"past the last page, rel=prev without x-prev-page", pastLast(`<http://x/api/v4/users?per_page=5&page=8>; rel="prev", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), "no rel=prev"},
