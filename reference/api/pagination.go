@@ -20,11 +20,22 @@ const (
 	countLimit = 10000
 )
 
-// perPage reads per_page: default 20, at most 100.
+// perPage reads per_page: default 20, at most 100. The spec is silent on
+// values below 1; the reference answers as the platform does: 0 is refused
+// (its pagination params declare per_page with except_values: [0], and
+// Grape answers "per_page has a value not allowed": gitlabhq/gitlabhq
+// lib/api/pagination_params.rb @1793989c), a negative value leaves the
+// default page size (Kaminari's per ignores it: kaminari/kaminari
+// kaminari-core/lib/kaminari/models/page_scope_methods.rb @01ec38a1).
 func (c *Ctx) perPage() (int, error) {
 	n := c.In().IntOr("per_page", defaultPerPage)
 	if err := c.In().Err(); err != nil {
 		return 0, err
+	}
+	if n == 0 {
+		e := badRequest("per_page has a value not allowed")
+		e.Body["error"] = "per_page has a value not allowed"
+		return 0, e
 	}
 	if n < 1 {
 		n = defaultPerPage
