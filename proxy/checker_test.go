@@ -205,6 +205,16 @@ func TestCheckerKeyset(t *testing.T) {
 	if errs := findings(c.Check(page(2, "")), SeverityError); len(errs) != 1 {
 		t.Errorf("full page without next: %v", errs)
 	}
+	// The position may be named otherwise, as the platform's registry tags
+	// name it last; a link naming no position is still an error.
+	last := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&last=b>; rel="next"`
+	if errs := findings(c.Check(page(2, last)), SeverityError); len(errs) > 0 {
+		t.Errorf("next with last: %v", errs)
+	}
+	none := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc>; rel="next"`
+	if errs := findings(c.Check(page(2, none)), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "position filter") {
+		t.Errorf("next without a position: %v", errs)
+	}
 }
 
 func TestCheckerStatusSchemaAndBodies(t *testing.T) {

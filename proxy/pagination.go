@@ -301,12 +301,21 @@ func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int,
 		keep["per_page"] = strconv.Itoa(per)
 	}
 	checkLinkTarget(r, rule, next, nil, keep)
-	if next.query.Get("cursor") == "" && next.query.Get("id_after") == "" && !hasAfterFilter(next.query) {
+	if !hasPositionFilter(next.query) {
 		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "rel=next with a position filter (cursor, id_after, …)", Seen: "<" + RedactURL(next.raw) + ">"})
 	}
 }
 
-func hasAfterFilter(q url.Values) bool {
+// hasPositionFilter reports whether a keyset link names where the next page
+// starts. Limits 3 says "an added filter (such as id_after or cursor)"; the
+// platform adds cursor (the cursor pager), id_after or id_before (the id
+// pager) and, on registry tags, last (shaik1002/biggitlabbomb, a mirror,
+// lib/api/project_container_repositories.rb @c8e6f625,
+// add_next_link_if_next_page_exists).
+func hasPositionFilter(q url.Values) bool {
+	if q.Get("cursor") != "" || q.Get("last") != "" {
+		return true
+	}
 	for k := range q {
 		if strings.HasSuffix(k, "_after") || strings.HasSuffix(k, "_before") {
 			return true
