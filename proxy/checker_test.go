@@ -205,6 +205,22 @@ func TestCheckerKeyset(t *testing.T) {
 	if errs := findings(c.Check(page(2, "")), SeverityError); len(errs) != 1 {
 		t.Errorf("full page without next: %v", errs)
 	}
+	// Offset pages answering a keyset request (the platform's GET /groups
+	// for an authenticated caller) are a warning, then held to offset rules.
+	offset := offsetPage("pagination=keyset&per_page=2&order_by=id&sort=asc", pageOpts{page: 1, per: 2, total: 3}, 2)
+	offset.RawQuery, offset.URL = "pagination=keyset&per_page=2&order_by=id&sort=asc", "http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc"
+	offset.Header.Set("Link", `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=2>; rel="next", <http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=1>; rel="first", <http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=2>; rel="last"`)
+	vs := c.Check(offset)
+	if errs := findings(vs, SeverityError); len(errs) > 0 {
+		t.Errorf("offset pages for a keyset request: %v", errs)
+	}
+	if warns := findings(vs, SeverityWarning); len(warns) != 1 || !strings.Contains(warns[0], "offset pages") {
+		t.Errorf("offset pages for a keyset request, warnings: %v", warns)
+	}
+	offset.Header.Set("X-Total-Pages", "3")
+	if errs := findings(c.Check(offset), SeverityError); len(errs) != 1 {
+		t.Errorf("offset pages for a keyset request with a wrong x-total-pages: %v", errs)
+	}
 	// The position may be named otherwise, as the platform's registry tags
 	// name it last; a link naming no position is still an error.
 	last := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&last=b>; rel="next"`

@@ -483,7 +483,7 @@ var groupsWorld = &worldBuilder{Name: "groups", Build: func(ctx SpecContext) map
 	withProject := NewGroup(ctx, api)
 	NewProject(ctx, api, ProjectOpts{"namespace_id": withProject.ID})
 	return map[string]*listWorld{
-		"groups.list": {By: api, As: map[string]*Client{"u": u.Client}, Path: "/groups", Query: values("search", prefix), Items: listItems, Sets: sets,
+		"groups.list": {By: api, As: map[string]*Client{"u": u.Client, "anonymous": api.Anonymous()}, Path: "/groups", Query: values("search", prefix), Items: listItems, Sets: sets,
 			Vals: map[string]string{"search": prefix + "-1", "a": itoa(groups[5].ID), "b": itoa(groups[6].ID), "team": prefix}},
 		"groups.get": {By: api, Path: groupURL(withProject.ID)},
 	}
@@ -611,7 +611,7 @@ var projectsWorld = &worldBuilder{Name: "projects", Build: func(ctx SpecContext)
 
 var _ = register(map[string]*listFixture{
 	"groups.list": {World: groupsWorld, Pagination: "groups.list.22",
-		Keyset: keysetRow{Rule: "groups.list.21", Query: "pagination=keyset&order_by=name&sort=asc"},
+		Keyset: keysetRow{Rule: "groups.list.21", Query: "pagination=keyset&order_by=name&sort=asc", As: "anonymous"},
 		Defaults: map[string]defaultRow{
 			"order_by":   {Rule: "groups.list.10", Other: "path"},
 			"sort":       {Rule: "groups.list.10", Other: "desc"},
