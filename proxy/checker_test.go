@@ -178,6 +178,35 @@ func TestCheckerPagination(t *testing.T) {
 	}
 }
 
+// A list answered whole, as the platform answers its integrations, is one
+// finding under the list's own pagination rule, which records the
+// divergence.
+func TestCheckerListAnsweredWhole(t *testing.T) {
+	c := NewChecker(nil)
+	h := http.Header{"Content-Type": {"application/json"}}
+	ex := &Exchange{Method: "GET", URL: "http://x/api/v4/projects/1/integrations", Path: "/api/v4/projects/1/integrations",
+		Status: 200, Header: h, Body: []byte(`[]`)}
+	var errs []Violation
+	for _, v := range c.Check(ex) {
+		if v.Severity == SeverityError {
+			errs = append(errs, v)
+		}
+	}
+	if len(errs) != 1 || errs[0].Rule != "integrations.list.3" {
+		t.Fatalf("want one finding of integrations.list.3, got %+v", errs)
+	}
+	if r := c.book.Rule(errs[0].Rule); r == nil || r.Platform == nil || !r.Platform.Diverges {
+		t.Errorf("integrations.list.3 should record the platform's divergence: %+v", r)
+	}
+	users := offsetPage("", pageOpts{page: 1, per: 20, total: 1}, 1)
+	for _, name := range []string{"X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Link"} {
+		users.Header.Del(name)
+	}
+	if errs := findings(c.Check(users), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "answered whole") {
+		t.Errorf("users answered whole: %v", errs)
+	}
+}
+
 func TestCheckerKeyset(t *testing.T) {
 	c := NewChecker(nil)
 	page := func(items int, link string) *Exchange {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -91,7 +92,7 @@ func parseLinks(h string) ([]link, error) {
 }
 
 // checkPagination checks a 200 page of a paginated list.
-func checkPagination(r *report, e *specs.Endpoint, body []byte, count int) {
+func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []byte, count int) {
 	ex := r.ex
 	q, err := url.ParseQuery(ex.RawQuery)
 	if err != nil {
@@ -104,6 +105,17 @@ func checkPagination(r *report, e *specs.Endpoint, body []byte, count int) {
 		}
 	}
 	h := ex.Header
+	keysetAsked := q.Get("pagination") == "keyset" && e.Pagination == "keyset"
+	if !keysetAsked && !anyPaginationHeader(h) {
+		// The whole list in one answer: one finding, under the list's own
+		// pagination rule, where the rulebook records that the platform
+		// answers some lists so (integrations, package protection rules,
+		// runner managers: known divergences).
+		r.add(Violation{Severity: SeverityError, Rule: paginationRule(book, e),
+			Expected: "a page of the list with the offset pagination headers (Endpoints, Conventions 8; Limits, pagination 2)",
+			Seen:     "no pagination header: the list answered whole"})
+		return
+	}
 	links, err := parseLinks(strings.Join(h.Values("Link"), ", "))
 	if err != nil {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.2", Expected: "a Link header of <uri>; rel=\"…\" entries", Seen: err.Error()})
@@ -132,7 +144,7 @@ func checkPagination(r *report, e *specs.Endpoint, body []byte, count int) {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: "x-per-page " + strconv.Itoa(per), Seen: "x-per-page " + got})
 	}
 
-	if q.Get("pagination") == "keyset" && e.Pagination == "keyset" {
+	if keysetAsked {
 		if _, offset := h["X-Page"]; !offset {
 			checkKeyset(r, q, rels, count, per, perKnown)
 			return
@@ -273,6 +285,28 @@ func checkPagination(r *report, e *specs.Endpoint, body []byte, count int) {
 			checkLinkTarget(r, rule, l, q, map[string]string{"page": strconv.Itoa(n), "per_page": strconv.Itoa(per)})
 		}
 	}
+}
+
+// anyPaginationHeader reports whether h carries any header of Limits,
+// pagination 2 or 3.
+func anyPaginationHeader(h http.Header) bool {
+	for _, name := range specs.PaginationHeaders {
+		if _, ok := h[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// paginationRule is the rule saying e is paginated: its own rule citing
+// Limits, pagination (e.g. integrations.list.3), or Limits, pagination 2.
+func paginationRule(book *specs.Rulebook, e *specs.Endpoint) string {
+	for _, rule := range book.RulesOf(e.ID) {
+		if strings.Contains(rule.Source, "Limits, pagination") && strings.Contains(rule.Says, "paginated") {
+			return rule.ID
+		}
+	}
+	return "limits.pagination.2"
 }
 
 func linkRule(rel string, total int) string {
