@@ -327,7 +327,9 @@ func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int,
 	}
 	if perKnown && count == per && next == nil && count > 0 {
 		// A full page may be the last; the spec ends keyset lists with an
-		// empty page, so a full page without next cuts the list short.
+		// empty page, so a full page without next cuts the list short. The
+		// platform's cursor pager does end so (users, groups, project jobs):
+		// a known divergence, recorded on limits.pagination.4.
 		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "Link rel=next after a full keyset page (the list ends with an empty page)", Seen: "no rel=next"})
 	}
 	if next == nil {
