@@ -82,6 +82,16 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) (*Pa
 		}
 		return keysetPage(c, ks, render)
 	}
+	return PaginateOffset(c, items, render)
+}
+
+// PaginateOffset is offset pagination whatever pagination asks (its value is
+// still checked): the answer of a list that pages by keyset for some callers
+// only.
+func PaginateOffset[T, R any](c *Ctx, items []T, render func(T) R) (*Page, error) {
+	if _, err := c.keysetAsked(); err != nil {
+		return nil, err
+	}
 	return offsetPage(c, len(items), func(start, end int) ([]R, error) {
 		out := make([]R, 0, end-start)
 		for _, it := range items[start:end] {
