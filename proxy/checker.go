@@ -113,7 +113,7 @@ func (c *Checker) Inspect(ex *Exchange) (*specs.Endpoint, []Violation) {
 		} else {
 			count := c.checkBody(&r, e, body)
 			if e != nil && ex.Status == http.StatusOK && (e.Pagination == "offset" || e.Pagination == "keyset") && ex.Method == http.MethodGet {
-				checkPagination(&r, e, body, count)
+				checkPagination(&r, c.book, e, body, count)
 			}
 		}
 	}

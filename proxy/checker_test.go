@@ -75,6 +75,14 @@ func findings(vs []Violation, sev Severity) []string {
 	return out
 }
 
+// pastLast is page 9 of a list of 12 at 5 a page, with the given Link and
+// X-Prev-Page.
+func pastLast(links, prev string) *Exchange {
+	ex := offsetPage("per_page=5&page=9", pageOpts{page: 9, per: 5, total: 12, links: links}, 0)
+	ex.Header.Set("X-Prev-Page", prev)
+	return ex
+}
+
 func TestCheckerPagination(t *testing.T) {
 	c := NewChecker(nil)
 	cases := []struct {
@@ -114,6 +122,42 @@ func TestCheckerPagination(t *testing.T) {
 		{"last link without totals", offsetPage("per_page=100", pageOpts{page: 1, per: 100, omitTotal: true, total: 10001,
 			links: `<http://x/api/v4/users?per_page=100&page=2>; rel="next", <http://x/api/v4/users?per_page=100&page=1>; rel="first", <http://x/api/v4/users?per_page=100&page=101>; rel="last"`}, 100), "no rel=last when x-total is omitted"},
 		{"per_page above 100 clamps", offsetPage("per_page=500", pageOpts{page: 1, per: 100, total: 3}, 3), ""},
+		// Where Limits is silent, the platform's answers pass and others
+		// that break the arithmetic still fail.
+		{"empty list with one page, as on the platform", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0}, 0)
+			ex.Header.Set("X-Total-Pages", "1")
+			return ex
+		}(), ""},
+		{"empty list with two pages", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0}, 0)
+			ex.Header.Set("X-Total-Pages", "2")
+			return ex
+		}(), "x-total-pages 0"},
+		{"empty list with no page and rel=last to page 0, as the platform's branches", offsetPage("", pageOpts{page: 1, per: 20, total: 0,
+			links: `<http://x/api/v4/users?per_page=20&page=1>; rel="first", <http://x/api/v4/users?per_page=20&page=0>; rel="last"`}, 0), ""},
+		{"empty list with one page and rel=last to page 0", func() *Exchange {
+			ex := offsetPage("", pageOpts{page: 1, per: 20, total: 0,
+				links: `<http://x/api/v4/users?per_page=20&page=1>; rel="first", <http://x/api/v4/users?per_page=20&page=0>; rel="last"`}, 0)
+			ex.Header.Set("X-Total-Pages", "1")
+			return ex
+		}(), "page=1"},
+		{"past the last page without prev, as on the platform", pastLast(`<http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), ""},
+		{"past the last page with prev", offsetPage("per_page=5&page=9", pageOpts{page: 9, per: 5, total: 12}, 0), ""},
+		{"past the last page, rel=prev without x-prev-page", pastLast(`<http://x/api/v4/users?per_page=5&page=8>; rel="prev", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, ""), "no rel=prev"},
+		{"past the last page, prev to the last page", pastLast(`<http://x/api/v4/users?per_page=5&page=3>; rel="prev", <http://x/api/v4/users?per_page=5&page=1>; rel="first", <http://x/api/v4/users?per_page=5&page=3>; rel="last"`, "3"), `x-prev-page "8"`},
+		{"uncounted page past the end without prev, as on the platform", func() *Exchange {
+			ex := offsetPage("per_page=5&page=4", pageOpts{page: 4, per: 5, omitTotal: true, total: 15,
+				links: `<http://x/api/v4/users?per_page=5&page=1>; rel="first"`}, 0)
+			ex.Header.Set("X-Prev-Page", "")
+			return ex
+		}(), ""},
+		{"uncounted page within the list without prev", func() *Exchange {
+			ex := offsetPage("per_page=5&page=2", pageOpts{page: 2, per: 5, omitTotal: true, total: 15,
+				links: `<http://x/api/v4/users?per_page=5&page=3>; rel="next", <http://x/api/v4/users?per_page=5&page=1>; rel="first"`}, 5)
+			ex.Header.Set("X-Prev-Page", "")
+			return ex
+		}(), `x-prev-page "1"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +175,35 @@ func TestCheckerPagination(t *testing.T) {
 			}
 			t.Fatalf("want a finding containing %q, got\n%s", tc.want, strings.Join(errs, "\n"))
 		})
+	}
+}
+
+// A list answered whole, as the platform answers its integrations, is one
+// finding under the list's own pagination rule, which records the
+// divergence.
+func TestCheckerListAnsweredWhole(t *testing.T) {
+	c := NewChecker(nil)
+	h := http.Header{"Content-Type": {"application/json"}}
+	ex := &Exchange{Method: "GET", URL: "http://x/api/v4/projects/1/integrations", Path: "/api/v4/projects/1/integrations",
+		Status: 200, Header: h, Body: []byte(`[]`)}
+	var errs []Violation
+	for _, v := range c.Check(ex) {
+		if v.Severity == SeverityError {
+			errs = append(errs, v)
+		}
+	}
+	if len(errs) != 1 || errs[0].Rule != "integrations.list.3" {
+		t.Fatalf("want one finding of integrations.list.3, got %+v", errs)
+	}
+	if r := c.book.Rule(errs[0].Rule); r == nil || r.Platform == nil || !r.Platform.Diverges {
+		t.Errorf("integrations.list.3 should record the platform's divergence: %+v", r)
+	}
+	users := offsetPage("", pageOpts{page: 1, per: 20, total: 1}, 1)
+	for _, name := range []string{"X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Link"} {
+		users.Header.Del(name)
+	}
+	if errs := findings(c.Check(users), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "answered whole") {
+		t.Errorf("users answered whole: %v", errs)
 	}
 }
 
@@ -160,6 +233,32 @@ func TestCheckerKeyset(t *testing.T) {
 	}
 	if errs := findings(c.Check(page(2, "")), SeverityError); len(errs) != 1 {
 		t.Errorf("full page without next: %v", errs)
+	}
+	// Offset pages answering a keyset request (the platform's GET /groups
+	// for an authenticated caller) are a warning, then held to offset rules.
+	offset := offsetPage("pagination=keyset&per_page=2&order_by=id&sort=asc", pageOpts{page: 1, per: 2, total: 3}, 2)
+	offset.RawQuery, offset.URL = "pagination=keyset&per_page=2&order_by=id&sort=asc", "http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc"
+	offset.Header.Set("Link", `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=2>; rel="next", <http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=1>; rel="first", <http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&page=2>; rel="last"`)
+	vs := c.Check(offset)
+	if errs := findings(vs, SeverityError); len(errs) > 0 {
+		t.Errorf("offset pages for a keyset request: %v", errs)
+	}
+	if warns := findings(vs, SeverityWarning); len(warns) != 1 || !strings.Contains(warns[0], "offset pages") {
+		t.Errorf("offset pages for a keyset request, warnings: %v", warns)
+	}
+	offset.Header.Set("X-Total-Pages", "3")
+	if errs := findings(c.Check(offset), SeverityError); len(errs) != 1 {
+		t.Errorf("offset pages for a keyset request with a wrong x-total-pages: %v", errs)
+	}
+	// The position may be named otherwise, as the platform's registry tags
+	// name it last; a link naming no position is still an error.
+	last := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc&last=b>; rel="next"`
+	if errs := findings(c.Check(page(2, last)), SeverityError); len(errs) > 0 {
+		t.Errorf("next with last: %v", errs)
+	}
+	none := `<http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc>; rel="next"`
+	if errs := findings(c.Check(page(2, none)), SeverityError); len(errs) != 1 || !strings.Contains(errs[0], "position filter") {
+		t.Errorf("next without a position: %v", errs)
 	}
 }
 

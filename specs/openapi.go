@@ -180,10 +180,10 @@ func paginationHeaderComponents() map[string]any {
 		return map[string]any{"description": desc, "schema": map[string]any{"type": "string", "pattern": "^[0-9]*$"}, "example": ""}
 	}
 	return map[string]any{
-		"X-Total":       integer("Number of items in the list; omitted when it exceeds 10,000 (Limits 2).", 1),
-		"X-Total-Pages": integer("Number of pages; omitted when the list exceeds 10,000 items (Limits 2).", 1),
-		"X-Page":        integer("This page's number.", 1),
-		"X-Per-Page":    integer("Items per page (at most 100).", 20),
+		"X-Total":       integer("Number of items in the list; omitted when it exceeds 10,000, and on the lists the hosted offering sends without counts (Limits 2).", 1),
+		"X-Total-Pages": integer("Number of pages, at least 1; omitted with X-Total (Limits 2).", 1),
+		"X-Page":        integer("This page's number (offset pages; keyset pages carry only Link).", 1),
+		"X-Per-Page":    integer("Items per page (at most 100; offset pages).", 20),
 		"X-Next-Page":   page("The next page's number; empty on the last page."),
 		"X-Prev-Page":   page("The previous page's number; empty on the first page."),
 	}

@@ -220,9 +220,14 @@ var _ = Describe("GET /projects/:id/repository/commits", Label("area:commits", "
 		Expect(r).To(HaveHeader("X-Per-Page", "2"))
 		Expect(r).To(HaveHeader("X-Next-Page", "3"))
 		Expect(r).To(HaveHeader("X-Prev-Page", "1"))
-		Expect(r).To(HaveHeader("X-Total", "5"))
-		Expect(r).To(HaveHeader("X-Total-Pages", "3"))
-		Expect(linkRels(r)).To(ContainElements("prev", "next", "first", "last"))
+		Expect(linkRels(r)).To(ContainElements("prev", "next", "first"))
+		// The platform sends this list without counts (listFixtures'
+		// Uncounted); Limits, pagination 2 lets it. Counts that are sent
+		// must be right.
+		if !countsOmitted(r) {
+			Expect(r).To(HaveHeader("X-Total", "5"))
+			Expect(r).To(HaveHeader("X-Total-Pages", "3"))
+		}
 		Expect(api.Get(ctx, p.Repo("/commits"), Q("per_page", 2), Q("page", 3)).Strings("id")).To(Equal(ids[4:]))
 	})
 })
@@ -487,8 +492,12 @@ var _ = Describe("GET /projects/:id/repository/commits/:sha/refs", Label("area:c
 		r := api.Get(ctx, p.Repo("/commits/"+p.DefaultBranch+"/refs"), Q("type", "branch"), Q("per_page", 2), Q("page", 2))
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r.JSON().Array()).To(HaveLen(2))
-		Expect(r).To(HaveHeader("X-Total", "4"))
 		Expect(r).To(HaveHeader("X-Page", "2"))
+		Expect(r).To(HaveHeader("X-Prev-Page", "1"))
+		// Without counts on the platform (listFixtures' Uncounted).
+		if !countsOmitted(r) {
+			Expect(r).To(HaveHeader("X-Total", "4"))
+		}
 	})
 })
 

@@ -249,7 +249,11 @@ var _ = Describe("GET /projects/:id/jobs", Label("area:jobs", "endpoint:jobs.lis
 		Expect(r.IDs()).To(Equal(all[3:]))
 		Expect(r).To(HaveHeader("X-Page", "2"))
 		Expect(r).To(HaveHeader("X-Per-Page", "3"))
-		Expect(r).To(HaveHeader("X-Total", "4"))
+		Expect(r).To(HaveHeader("X-Prev-Page", "1"))
+		// Without counts on the platform (listFixtures' Uncounted).
+		if !countsOmitted(r) {
+			Expect(r).To(HaveHeader("X-Total", "4"))
+		}
 	})
 
 	It("hides private jobs from outsiders and needs Reporter", Label("rule:jobs.access.1"), func(ctx SpecContext) {

@@ -137,6 +137,10 @@ var _ = Describe("Pagination", Label("area:limits", "endpoint:users.list"), func
 			}
 			Expect(seen).To(Equal(ids), "every record once, in order")
 			if n%2 == 0 {
+				// Limits 3: "at the end the header is absent and the array
+				// is empty". The platform's cursor pager (users, groups,
+				// project jobs) ends on the full last page instead: a known
+				// divergence, recorded on limits.pagination.4.
 				Expect(sizes[len(sizes)-1]).To(Equal(0), "when the count is a multiple of per_page the last page is empty")
 			} else {
 				Expect(sizes[len(sizes)-1]).To(Equal(1))

@@ -483,7 +483,7 @@ var groupsWorld = &worldBuilder{Name: "groups", Build: func(ctx SpecContext) map
 	withProject := NewGroup(ctx, api)
 	NewProject(ctx, api, ProjectOpts{"namespace_id": withProject.ID})
 	return map[string]*listWorld{
-		"groups.list": {By: api, As: map[string]*Client{"u": u.Client}, Path: "/groups", Query: values("search", prefix), Items: listItems, Sets: sets,
+		"groups.list": {By: api, As: map[string]*Client{"u": u.Client, "anonymous": api.Anonymous()}, Path: "/groups", Query: values("search", prefix), Items: listItems, Sets: sets,
 			Vals: map[string]string{"search": prefix + "-1", "a": itoa(groups[5].ID), "b": itoa(groups[6].ID), "team": prefix}},
 		"groups.get": {By: api, Path: groupURL(withProject.ID)},
 	}
@@ -611,7 +611,7 @@ var projectsWorld = &worldBuilder{Name: "projects", Build: func(ctx SpecContext)
 
 var _ = register(map[string]*listFixture{
 	"groups.list": {World: groupsWorld, Pagination: "groups.list.22",
-		Keyset: keysetRow{Rule: "groups.list.21", Query: "pagination=keyset&order_by=name&sort=asc"},
+		Keyset: keysetRow{Rule: "groups.list.21", Query: "pagination=keyset&order_by=name&sort=asc", As: "anonymous"},
 		Defaults: map[string]defaultRow{
 			"order_by":   {Rule: "groups.list.10", Other: "path"},
 			"sort":       {Rule: "groups.list.10", Other: "desc"},
@@ -816,7 +816,8 @@ var commitsWorld = &worldBuilder{Name: "commits", Build: func(ctx SpecContext) m
 
 var _ = register(map[string]*listFixture{
 	"commits.list": {World: commitsWorld, Pagination: "commits.list.11",
-		Defaults: map[string]defaultRow{"order": {Rule: "commits.list.10", Other: "topo", Base: "all=true"}},
+		Uncounted: "pavankalisetti009/gitlab lib/api/commits.rb @d87a46ff: paginate(paginated_commits, exclude_total_headers: true, without_count: true)",
+		Defaults:  map[string]defaultRow{"order": {Rule: "commits.list.10", Other: "topo", Base: "all=true"}},
 		Filters: map[string]filterRow{
 			"ref_name": {Rule: "commits.list.2", Query: "ref_name={side}", Want: "side"},
 			"path":     {Rule: "commits.list.4", Query: "path=docs/guide.md", Want: "guide"},
@@ -831,8 +832,9 @@ var _ = register(map[string]*listFixture{
 			"first_parent": "no provisioning call makes a merge commit, and without one first_parent changes nothing (commits.list.8 checks the first-parent chain)",
 		}},
 	"commits.refs": {World: commitsWorld, Pagination: "commits.refs.2",
-		Defaults: map[string]defaultRow{"type": {Rule: "commits.refs.1", Other: "branch"}},
-		Filters:  map[string]filterRow{"type": {Rule: "commits.refs.1", Query: "type=tag", Want: "tags"}}},
+		Uncounted: "pavankalisetti009/gitlab lib/api/commits.rb @d87a46ff: paginate(refs, without_count: true)",
+		Defaults:  map[string]defaultRow{"type": {Rule: "commits.refs.1", Other: "branch"}},
+		Filters:   map[string]filterRow{"type": {Rule: "commits.refs.1", Query: "type=tag", Want: "tags"}}},
 	"commits.diff": {World: commitsWorld, Pagination: "commits.diff.3",
 		Defaults: map[string]defaultRow{"unidiff": {Rule: "commits.diff.2", Fields: []string{"diff"}}}},
 	"commits.comments.list": {World: commitsWorld, Pagination: "commits.comments.3"},
@@ -1229,8 +1231,9 @@ func sharedRunnerRules(param string) string {
 
 var _ = register(map[string]*listFixture{
 	"jobs.list": {World: jobsWorld, Pagination: "jobs.list.5",
-		Keyset:  keysetRow{Rule: "jobs.list.4", Query: "pagination=keyset&order_by=id&sort=desc"},
-		Filters: map[string]filterRow{"scope": {Rule: "jobs.list.2", Query: "scope=running", Want: "running"}},
+		Uncounted: "gitlabhq/gitlabhq lib/api/ci/jobs.rb @9f2347fc: paginate_with_strategies(builds, user_project, paginator_params: { without_count: true })",
+		Keyset:    keysetRow{Rule: "jobs.list.4", Query: "pagination=keyset&order_by=id&sort=desc"},
+		Filters:   map[string]filterRow{"scope": {Rule: "jobs.list.2", Query: "scope=running", Want: "running"}},
 		Others: map[string]string{
 			"pagination": "selects keyset pagination, which the Keyset row walks (jobs.list.4)", "order_by": "orders the keyset pages (jobs.list.4)",
 			"sort": "orders the keyset pages (jobs.list.4)", "cursor": "the position a keyset link names (jobs.list.4)",

@@ -307,7 +307,8 @@ func sortGroups(d *store.Data, gs []*store.Group, o ListGroupsOptions) {
 }
 
 // listGroups implements GET /groups (rules groups.list.*, limits.pagination.5):
-// offset pagination, and keyset pagination ordered by name ascending.
+// offset pagination, and keyset pagination ordered by name ascending for
+// unauthenticated callers.
 func (s *Server) listGroups(c *Ctx) error {
 	o, err := c.readListGroupsOptions()
 	if err != nil {
@@ -340,6 +341,14 @@ func (s *Server) listGroups(c *Ctx) error {
 			}
 		}
 		sortGroups(d, items, o)
+		if c.Caller != nil {
+			// Limits 4 lists groups keyset as "(order_by=name, sort=asc,
+			// unauthenticated)"; the platform pages GET /groups by keyset
+			// for unauthenticated callers only and answers the others with
+			// offset pages whatever they ask (present_groups_with_pagination_strategies,
+			// lib/api/groups.rb, skratsch-solutions/gitlabhq @4300d840).
+			return PaginateOffset(c, items, render)
+		}
 		return Paginate(c, items, ks, render)
 	})
 }

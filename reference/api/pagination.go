@@ -20,11 +20,22 @@ const (
 	countLimit = 10000
 )
 
-// perPage reads per_page: default 20, at most 100.
+// perPage reads per_page: default 20, at most 100. The spec is silent on
+// values below 1; the reference answers as the platform does: 0 is refused
+// (its pagination params declare per_page with except_values: [0], and
+// Grape answers "per_page has a value not allowed": gitlabhq/gitlabhq
+// lib/api/pagination_params.rb @1793989c), a negative value leaves the
+// default page size (Kaminari's per ignores it: kaminari/kaminari
+// kaminari-core/lib/kaminari/models/page_scope_methods.rb @01ec38a1).
 func (c *Ctx) perPage() (int, error) {
 	n := c.In().IntOr("per_page", defaultPerPage)
 	if err := c.In().Err(); err != nil {
 		return 0, err
+	}
+	if n == 0 {
+		e := badRequest("per_page has a value not allowed")
+		e.Body["error"] = "per_page has a value not allowed"
+		return 0, e
 	}
 	if n < 1 {
 		n = defaultPerPage
@@ -70,6 +81,16 @@ func Paginate[T, R any](c *Ctx, items []T, ks *Keyset[T], render func(T) R) (*Pa
 			return nil, keysetUnsupported()
 		}
 		return keysetPage(c, ks, render)
+	}
+	return PaginateOffset(c, items, render)
+}
+
+// PaginateOffset is offset pagination whatever pagination asks (its value is
+// still checked): the answer of a list that pages by keyset for some callers
+// only.
+func PaginateOffset[T, R any](c *Ctx, items []T, render func(T) R) (*Page, error) {
+	if _, err := c.keysetAsked(); err != nil {
+		return nil, err
 	}
 	return offsetPage(c, len(items), func(start, end int) ([]R, error) {
 		out := make([]R, 0, end-start)
@@ -132,7 +153,11 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	if end < total {
 		next = strconv.Itoa(page + 1)
 	}
-	if page > 1 {
+	// Where the spec is silent the reference answers as the platform does
+	// (docs/rulebook.md): a page past the last one has no previous page,
+	// as Kaminari's prev_page is nil when out_of_range? (kaminari/kaminari
+	// kaminari-core/lib/kaminari/models/page_scope_methods.rb @01ec38a1).
+	if page > 1 && !pastLast(page, per, total) {
 		prev = strconv.Itoa(page - 1)
 	}
 	p.set("X-Next-Page", next)
@@ -146,13 +171,23 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	}
 	links = append(links, c.link("first", map[string]string{"page": "1", "per_page": strconv.Itoa(per)}))
 	if total <= countLimit {
-		pages := (total + per - 1) / per
+		// An empty list has one (empty) page, as on the platform:
+		// "[paginated_data.total_pages, 1].max" (gitlabhq/gitlabhq
+		// lib/gitlab/pagination/offset_pagination.rb @028bf690).
+		pages := max((total+per-1)/per, 1)
 		p.set("X-Total", strconv.Itoa(total))
 		p.set("X-Total-Pages", strconv.Itoa(pages))
-		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(max(pages, 1)), "per_page": strconv.Itoa(per)}))
+		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(pages), "per_page": strconv.Itoa(per)}))
 	}
 	p.set("Link", strings.Join(links, ", "))
 	return p, nil
+}
+
+// pastLast reports whether page lies past the last page of total items:
+// Kaminari's out_of_range?, current_page > total_pages, where an empty list
+// has no page at all to be in range of.
+func pastLast(page, per, total int) bool {
+	return page-1 >= (total+per-1)/per
 }
 
 // offsetWindow is the page the caller asked for over total items: page and
@@ -268,8 +303,11 @@ func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) (*Page, error
 		out = append(out, render(it))
 		last = it
 	}
+	// A keyset page carries its Link and no other pagination header, as on
+	// the platform, where the keyset pagers only add Link (gitlabhq/gitlabhq
+	// lib/gitlab/pagination/keyset/header_builder.rb @41fe9739); Limits,
+	// pagination 3 names no other header.
 	p := &Page{items: out}
-	p.set("X-Per-Page", strconv.Itoa(per))
 	// A full page may have a successor; the page after the last one is empty
 	// and carries no Link, as the spec describes the end.
 	if len(out) == per {
