@@ -636,6 +636,22 @@ func failureKind(s types.SpecReport) string {
 	return KindAssertion
 }
 
+// HarnessEntry reads the mark the suites put on a spec whose failure was
+// the harness's own (EntryHarness), and when they put it: the moment a
+// transport error struck, for certify to tell when a target stopped
+// answering.
+func HarnessEntry(s types.SpecReport) (Harness, time.Time, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryHarness {
+			continue
+		}
+		if h, ok := harnessOf(types.SpecReport{ReportEntries: []types.ReportEntry{e}}); ok {
+			return h, e.Time, true
+		}
+	}
+	return Harness{}, time.Time{}, false
+}
+
 // harnessOf reads the spec's EntryHarness, if its failure is the harness's.
 func harnessOf(s types.SpecReport) (Harness, bool) {
 	for _, e := range s.ReportEntries {
@@ -653,7 +669,7 @@ func harnessOf(s types.SpecReport) (Harness, bool) {
 				continue
 			}
 		}
-		if h.Kind == KindFixture || h.Kind == KindTransport {
+		if h.Kind == KindFixture || h.Kind == KindTransport || h.Kind == KindRateLimited {
 			return h, true
 		}
 	}

@@ -273,17 +273,18 @@ type Failure struct {
 // Kinds of failure: the first means the target broke a rule, the others that
 // the harness could not finish checking it.
 const (
-	KindAssertion   = "assertion"   // an expectation about the target's answer failed
-	KindFixture     = "fixture"     // building the spec's world failed (suites/fixtures.go)
-	KindSetup       = "setup"       // a Before* node failed
-	KindCleanup     = "cleanup"     // an After* node or DeferCleanup failed
-	KindTransport   = "transport"   // the target could not be reached or closed the connection
-	KindPanic       = "panic"       // the spec panicked
-	KindTimeout     = "timeout"     // a node ran past its deadline
-	KindInterrupted = "interrupted" // the run was interrupted (signal, suite timeout)
-	KindAborted     = "aborted"     // the run was aborted
-	KindSuite       = "suite"       // BeforeSuite or another suite-level node failed; the spec never ran
-	KindProxy       = "proxy"       // the validating proxy saw the target break the rulebook
+	KindAssertion   = "assertion"    // an expectation about the target's answer failed
+	KindFixture     = "fixture"      // building the spec's world failed (suites/fixtures.go)
+	KindSetup       = "setup"        // a Before* node failed
+	KindCleanup     = "cleanup"      // an After* node or DeferCleanup failed
+	KindTransport   = "transport"    // the target could not be reached or closed the connection
+	KindRateLimited = "rate_limited" // the target answered 429 to a request whose spec did not test the rate limit
+	KindPanic       = "panic"        // the spec panicked
+	KindTimeout     = "timeout"      // a node ran past its deadline
+	KindInterrupted = "interrupted"  // the run was interrupted (signal, suite timeout)
+	KindAborted     = "aborted"      // the run was aborted
+	KindSuite       = "suite"        // BeforeSuite or another suite-level node failed; the spec never ran
+	KindProxy       = "proxy"        // the validating proxy saw the target break the rulebook
 )
 
 // Exchange is one request and its answer, as the suites attach them to a
@@ -314,7 +315,7 @@ const (
 // (EntryHarness) when an expectation about the world they were building
 // failed, so the rule is an error, not a failure of the target.
 type Harness struct {
-	Kind   string `json:"kind"`            // KindFixture or KindTransport
+	Kind   string `json:"kind"`            // KindFixture, KindTransport or KindRateLimited
 	Detail string `json:"detail"`          // what the harness was doing
 	Cause  string `json:"cause,omitempty"` // what went wrong, without the spec's particulars ("connection refused")
 }

@@ -160,4 +160,3 @@ func TestTargetDownIsIncomplete(t *testing.T) {
 		t.Errorf("summary.md:\n%s", md)
 	}
 }
-

@@ -11,14 +11,17 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
+	"v4cert/reports"
 	"v4cert/schemas"
 	"v4cert/specs"
 )
@@ -104,6 +107,7 @@ type request struct {
 	bodyText    string
 	header      http.Header
 	noCheck     bool
+	allow429    bool
 }
 
 // Q adds a query parameter (sent escaped).
@@ -166,6 +170,36 @@ func Header(name, value string) Opt { return func(r *request) { r.header.Set(nam
 
 // Unchecked skips schema validation, for answers the spec leaves unshaped.
 func Unchecked() Opt { return func(r *request) { r.noCheck = true } }
+
+// Allow429 hands the target's 429 answer to the spec as it came: not sent
+// again (RateLimitRetries), not an error of the harness. For the specs of
+// the rate limit itself (errors.ratelimit.1).
+func Allow429() Opt { return func(r *request) { r.allow429 = true } }
+
+// RateLimitRetries is how many times a request the target answered 429
+// Too Many Requests is sent again, each after the wait its Retry-After asks
+// (1 s when it asks none, at most maxRetryWait): certify --retry-429. A 429
+// that is left, to a request whose spec did not ask for one (Allow429),
+// judges no rule: the spec is an error of the harness (kind rate_limited),
+// not a failure of the target.
+var RateLimitRetries atomic.Int32
+
+// maxRetryWait bounds one wait for a rate limit to lift.
+const maxRetryWait = time.Minute
+
+// retryAfter is the wait a 429's Retry-After asks for (seconds or an HTTP
+// date), 1 s when it asks none, at most maxRetryWait.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	wait := time.Second
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			wait = time.Duration(n) * time.Second
+		} else if t, err := http.ParseTime(v); err == nil {
+			wait = t.Sub(now)
+		}
+	}
+	return min(max(wait, 0), maxRetryWait)
+}
 
 // As returns a client for another token (empty: anonymous).
 func (c *Client) As(token string) *Client {
@@ -231,11 +265,39 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 		hc = http.DefaultClient
 	}
 	start := time.Now()
-	res, err := hc.Do(hr)
-	expectReached(err).NotTo(HaveOccurred(), "%s %s", method, full)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	expectReached(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
+	var (
+		res  *http.Response
+		body []byte
+	)
+	for attempt := 0; ; attempt++ {
+		res, err = hc.Do(hr)
+		expectReached(err).NotTo(HaveOccurred(), "%s %s", method, full)
+		body, err = io.ReadAll(res.Body)
+		res.Body.Close()
+		expectReached(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
+		if res.StatusCode != http.StatusTooManyRequests || req.allow429 || attempt >= int(RateLimitRetries.Load()) ||
+			(hr.Body != nil && hr.GetBody == nil) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryAfter(res.Header, time.Now())):
+		}
+		again := hr.Clone(ctx)
+		if hr.GetBody != nil {
+			b, err := hr.GetBody()
+			Expect(err).NotTo(HaveOccurred(), "rebuilding the body of %s %s to send it again after a 429", method, full)
+			again.Body = b
+		}
+		hr = again
+	}
+	if res.StatusCode == http.StatusTooManyRequests && !req.allow429 {
+		retries := RateLimitRetries.Load()
+		harness(reports.KindRateLimited, fmt.Sprintf("rate limited: 429 Too Many Requests (sent %d times)", retries+1)).
+			Expect(res.StatusCode).NotTo(Equal(http.StatusTooManyRequests),
+			"%s %s answered 429 Too Many Requests (sent %d times): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
+			method, full, retries+1)
+	}
 	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
 	resp.ReqHeader = hr.Header
 	if apiPath != "" {
