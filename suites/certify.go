@@ -449,6 +449,9 @@ func (c *collector) DidRun(r gtypes.SpecReport) {
 	if !c.verbose {
 		msg = firstLine(msg)
 	}
+	if h, _, ok := reports.HarnessEntry(r); ok && h.Cause != "" {
+		msg = h.Cause + ": " + msg // the annotation names the request, the cause what happened to it
+	}
 	if msg != "" {
 		if kind != "" {
 			msg = kind + ": " + msg

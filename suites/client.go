@@ -265,39 +265,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 		hc = http.DefaultClient
 	}
 	start := time.Now()
-	var (
-		res  *http.Response
-		body []byte
-	)
-	for attempt := 0; ; attempt++ {
-		res, err = hc.Do(hr)
-		expectReached(err).NotTo(HaveOccurred(), "%s %s", method, full)
-		body, err = io.ReadAll(res.Body)
-		res.Body.Close()
-		expectReached(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
-		if res.StatusCode != http.StatusTooManyRequests || req.allow429 || attempt >= int(RateLimitRetries.Load()) ||
-			(hr.Body != nil && hr.GetBody == nil) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(retryAfter(res.Header, time.Now())):
-		}
-		again := hr.Clone(ctx)
-		if hr.GetBody != nil {
-			b, err := hr.GetBody()
-			Expect(err).NotTo(HaveOccurred(), "rebuilding the body of %s %s to send it again after a 429", method, full)
-			again.Body = b
-		}
-		hr = again
-	}
-	if res.StatusCode == http.StatusTooManyRequests && !req.allow429 {
-		retries := RateLimitRetries.Load()
-		harness(reports.KindRateLimited, fmt.Sprintf("rate limited: 429 Too Many Requests (sent %d times)", retries+1)).
-			Expect(res.StatusCode).NotTo(Equal(http.StatusTooManyRequests),
-			"%s %s answered 429 Too Many Requests (sent %d times): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
-			method, full, retries+1)
-	}
+	res, body := send(ctx, hc, hr, req.allow429, method+" "+full)
 	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
 	resp.ReqHeader = hr.Header
 	if apiPath != "" {
@@ -313,6 +281,42 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	}
 	Expect(checkClock(resp)).To(Succeed(), "the clock check (suites/clock.go), in:\n%s", resp)
 	return resp
+}
+
+// send sends hr and reads the answer, for every request of the suites: a
+// transport error is the harness's (expectReached), and a 429 is sent again
+// per RateLimitRetries, then, unless allow429, an error of the harness
+// too. what names the request in failure messages.
+func send(ctx context.Context, hc *http.Client, hr *http.Request, allow429 bool, what string) (*http.Response, []byte) {
+	GinkgoHelper()
+	for attempt := 0; ; attempt++ {
+		res, err := hc.Do(hr)
+		expectReached(err).NotTo(HaveOccurred(), "%s", what)
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		expectReached(err).NotTo(HaveOccurred(), "reading %s", what)
+		retries := int(RateLimitRetries.Load())
+		if res.StatusCode != http.StatusTooManyRequests || allow429 {
+			return res, body
+		}
+		if attempt >= retries || (hr.Body != nil && hr.GetBody == nil) {
+			harness(reports.KindRateLimited, fmt.Sprintf("rate limited: 429 Too Many Requests (sent %d times)", attempt+1)).
+				Expect(res.StatusCode).NotTo(Equal(http.StatusTooManyRequests),
+				"%s answered 429 Too Many Requests (sent %d times): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
+				what, attempt+1)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryAfter(res.Header, time.Now())):
+		}
+		again := hr.Clone(ctx)
+		if hr.GetBody != nil {
+			b, err := hr.GetBody()
+			Expect(err).NotTo(HaveOccurred(), "rebuilding the body of %s to send it again after a 429", what)
+			again.Body = b
+		}
+		hr = again
+	}
 }
 
 // PathID escapes a full path for use as `:id` (group/sub becomes group%2Fsub).

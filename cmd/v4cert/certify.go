@@ -234,7 +234,7 @@ func printVerdict(w io.Writer, rep reports.Report, html string) {
 	}
 	// Errored rules by cause: one line for a cause that struck hundreds.
 	if line := rep.ErrorSummary(); line != "" {
-		fmt.Fprintf(w, "%s (not judged):\n", line)
+		fmt.Fprintln(w, line)
 		for i, g := range rep.ErrorCauses() {
 			if i == 8 {
 				fmt.Fprintf(w, "  … and %d more causes (see summary.md)\n", len(rep.ErrorCauses())-i)
