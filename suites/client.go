@@ -300,10 +300,14 @@ func send(ctx context.Context, hc *http.Client, hr *http.Request, allow429 bool,
 			return res, body
 		}
 		if attempt >= retries || (hr.Body != nil && hr.GetBody == nil) {
-			harness(reports.KindRateLimited, fmt.Sprintf("rate limited: 429 Too Many Requests (sent %d times)", attempt+1)).
+			sent := "not sent again"
+			if attempt > 0 {
+				sent = fmt.Sprintf("sent %d times", attempt+1)
+			}
+			harness(reports.KindRateLimited, "rate limited: 429 Too Many Requests ("+sent+")").
 				Expect(res.StatusCode).NotTo(Equal(http.StatusTooManyRequests),
-				"%s answered 429 Too Many Requests (sent %d times): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
-				what, attempt+1)
+				"%s answered 429 Too Many Requests (%s): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
+				what, sent)
 		}
 		select {
 		case <-ctx.Done():

@@ -261,7 +261,7 @@ func TestCertifyARateLimitedTargetCompletes(t *testing.T) {
 	r = loadReport(t, dir)
 	causes := r.ErrorCauses()
 	if status != exitNotConformant || g.limited.Load() == 0 || r.Counts.Fail != 0 || r.Counts.Error == 0 || len(causes) != 1 ||
-		causes[0].Cause != "rate limited: 429 Too Many Requests (sent 1 times)" {
+		causes[0].Cause != "rate limited: 429 Too Many Requests (not sent again)" {
 		t.Fatalf("exit %d, %s, causes %+v\n%s", status, r.Headline(), causes, out)
 	}
 	if f := r.Rule(causes[0].Rules[0]).Failures[0]; f.Status != reports.StatusError || f.Kind == reports.KindAssertion {
