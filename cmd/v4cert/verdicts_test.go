@@ -172,7 +172,7 @@ func exitOf(t *testing.T, cmd *exec.Cmd, out *lines) (int, string) {
 }
 
 func TestCertifyATargetThatStopsAnsweringIsIncomplete(t *testing.T) {
-	g, base, token := serveGatedReference(t, 60, reference.Config{})
+	g, base, token := serveGatedReference(t, 80, reference.Config{})
 	dir := t.TempDir()
 	cmd, out := startCertify(t, "--target", base, "--token", token, "--out", dir, "--procs", "2", "--focus", "users.*,groups.*")
 	<-g.held // a spec is in flight, waiting for its answer
@@ -198,7 +198,7 @@ func TestCertifyATargetThatStopsAnsweringIsIncomplete(t *testing.T) {
 	// The run stopped early: a few specs errored on the dead target, the
 	// rest were not run, and what ran before is kept.
 	notRun := r.Counts.Skipped - r.Counts.Filtered
-	if r.Counts.Pass < 3 || r.Counts.Error == 0 || r.Counts.Error > 10 || notRun < 40 {
+	if r.Counts.Pass == 0 || r.Counts.Error == 0 || r.Counts.Error > 20 || notRun < 40 {
 		t.Errorf("counts %+v: want passes before, a few errors, the rest not run", r.Counts)
 	}
 	for _, g := range r.ErrorCauses() {
