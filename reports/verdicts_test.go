@@ -113,6 +113,14 @@ func TestEveryRuleSkippedIsNotRun(t *testing.T) {
 		t.Errorf("junit.xml lacks the skipped rule:\n%s", junit.String())
 	}
 
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "every rule it selected was skipped, so nothing was judged") || !strings.Contains(page.String(), `id="matrix"`) {
+		t.Errorf("report.html does not show the skipped rules of an all-skipped run")
+	}
+
 	// One spec that ran is enough for a verdict.
 	plan[1].Excluded = ""
 	plan[1].Spec.State = types.SpecStatePassed
