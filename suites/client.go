@@ -184,7 +184,10 @@ func Allow429() Opt { return func(r *request) { r.allow429 = true } }
 // not a failure of the target.
 var RateLimitRetries atomic.Int32
 
-// maxRetryWait bounds one wait for a rate limit to lift.
+// maxRetryWait bounds one wait for a rate limit to lift. The platform's
+// throttles answer Retry-After as the seconds left in their window
+// (period - now mod period: lib/gitlab/rack_attack.rb,
+// throttled_response_headers), and their windows are 60 s by default.
 const maxRetryWait = time.Minute
 
 // retryAfter is the wait a 429's Retry-After asks for (seconds or an HTTP
