@@ -42,8 +42,11 @@ type Run struct {
 	// NotRun is why the run could not start: the verdict is NOT RUN.
 	NotRun string
 	// Incomplete is why the run stopped before the end (a signal, the
-	// timeout): the verdict is INCOMPLETE.
+	// timeout, the target stopped answering): the verdict is INCOMPLETE.
 	Incomplete string
+	// TargetDown is set, with Incomplete, when the run stopped because the
+	// target stopped answering.
+	TargetDown *TargetDown
 	// Stopped is why selected specs were left unrun on purpose (--fail-fast);
 	// they are skipped, not errors.
 	Stopped string
@@ -239,6 +242,7 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	case setupFailed != "" && !anyRan:
 		rep.decide(VerdictNotRun, setupFailed)
 	case run.Incomplete != "":
+		rep.TargetDown = run.TargetDown
 		rep.decide(VerdictIncomplete, run.Incomplete)
 	default:
 		rep.decide("", "")
@@ -248,10 +252,16 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 
 // decide sets the verdict: the one given with its cause, or, for a run that
 // completed (verdict ""), CONFORMANT when nothing failed or errored and
-// something passed.
+// something passed, NOT RUN when every rule the run selected was skipped
+// (nothing was judged, and nothing went wrong either).
 func (rep *Report) decide(verdict, cause string) {
-	rep.Verdict, rep.Cause, rep.Conformant, rep.Complete = verdict, cause, false, false
+	rep.Verdict, rep.Cause, rep.Conformant, rep.Complete, rep.AllSkipped = verdict, cause, false, false, false
 	if verdict != "" {
+		return
+	}
+	c := rep.Counts
+	if c.Pass+c.Fail+c.Error == 0 && c.Skipped > c.Filtered && len(rep.SuiteErrors) == 0 && rep.Proxy.errors() == 0 {
+		rep.Verdict, rep.Cause, rep.AllSkipped = VerdictNotRun, rep.allSkippedCause(), true
 		return
 	}
 	rep.Conformant = rep.Counts.Fail == 0 && rep.Counts.Error == 0 && len(rep.SuiteErrors) == 0 &&
@@ -261,6 +271,51 @@ func (rep *Report) decide(verdict, cause string) {
 	if rep.Conformant {
 		rep.Verdict = VerdictConformant
 	}
+}
+
+// maxSkipReasons bounds the reasons the cause of an all-skipped run names.
+const maxSkipReasons = 3
+
+// allSkippedCause says why a run judged nothing: what selected its rules
+// and the reasons their specs skipped, the commonest first.
+func (rep *Report) allSkippedCause() string {
+	count := map[string]int{}
+	var reasons []string
+	n := 0
+	for _, r := range rep.Rules {
+		if r.Status != StatusSkipped || r.Filtered {
+			continue
+		}
+		n++
+		reason := firstLine(r.Reason)
+		if reason == "" {
+			reason = "no reason given"
+		}
+		if count[reason] == 0 {
+			reasons = append(reasons, reason)
+		}
+		count[reason]++
+	}
+	sort.SliceStable(reasons, func(i, j int) bool { return count[reasons[i]] > count[reasons[j]] })
+	var parts []string
+	for i, reason := range reasons {
+		if i == maxSkipReasons {
+			parts = append(parts, fmt.Sprintf("%d other reasons", len(reasons)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", reason, count[reason]))
+	}
+	what := fmt.Sprintf("every one of the %d rules the run selected", n)
+	if rep.LabelFilter != "" {
+		what = fmt.Sprintf("the label filter %q selected %d rules, and every one", ReadableFilter(rep.LabelFilter), n)
+		if n == 1 {
+			what = fmt.Sprintf("the label filter %q selected 1 rule, and it", ReadableFilter(rep.LabelFilter))
+		}
+	}
+	if rep.Shard != nil {
+		what = "in shard " + rep.Shard.String() + ", " + what
+	}
+	return what + " was skipped, so nothing was judged: " + strings.Join(parts, "; ")
 }
 
 // sortSpecs orders a rule's specs and failures by spec text, so that the
@@ -534,6 +589,11 @@ func judge(s types.SpecReport, red *Redactor) judged {
 		Spec: s.FullText(), Status: j.spec.Status, Kind: j.kind, Message: red.Text(msg),
 		Location: location(s.Failure.Location), Exchanges: exchangesOf(s, red),
 	}
+	// The harness's own word for what went wrong, whichever node it was in
+	// (a cleanup that could not reach the target is the same cause).
+	if h, ok := harnessOf(s); ok && j.spec.Status == StatusError {
+		j.failure.Cause = red.Text(h.Cause)
+	}
 	return j
 }
 
@@ -576,6 +636,22 @@ func failureKind(s types.SpecReport) string {
 	return KindAssertion
 }
 
+// HarnessEntry reads the mark the suites put on a spec whose failure was
+// the harness's own (EntryHarness), and when they put it: the moment a
+// transport error struck, for certify to tell when a target stopped
+// answering.
+func HarnessEntry(s types.SpecReport) (Harness, time.Time, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryHarness {
+			continue
+		}
+		if h, ok := harnessOf(types.SpecReport{ReportEntries: []types.ReportEntry{e}}); ok {
+			return h, e.Time, true
+		}
+	}
+	return Harness{}, time.Time{}, false
+}
+
 // harnessOf reads the spec's EntryHarness, if its failure is the harness's.
 func harnessOf(s types.SpecReport) (Harness, bool) {
 	for _, e := range s.ReportEntries {
@@ -593,7 +669,7 @@ func harnessOf(s types.SpecReport) (Harness, bool) {
 				continue
 			}
 		}
-		if h.Kind == KindFixture || h.Kind == KindTransport {
+		if h.Kind == KindFixture || h.Kind == KindTransport || h.Kind == KindRateLimited {
 			return h, true
 		}
 	}

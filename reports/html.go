@@ -35,6 +35,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"verdictClass": func(v string) string {
 		return map[string]string{VerdictConformant: "ok", VerdictNotConformant: "ko", VerdictNotRun: "notrun", VerdictIncomplete: "incomplete"}[v]
 	},
+	"minus": func(a, b int) int { return a - b },
 	"pct": func(a, b int) int {
 		if b == 0 {
 			return 0
@@ -53,13 +54,15 @@ type htmlArea struct {
 
 type htmlView struct {
 	Report
-	AreaRows   []htmlArea
-	Problems   []Rule
-	Failed     []string // IDs, for the list under the banner
-	Errored    []string
-	Skipped    []Rule
-	Untouched  []EndpointCoverage
-	Unselected []string // areas none of whose rules the run selected
+	AreaRows []htmlArea
+	Problems []Rule
+	Failed   []string // IDs, for the list under the banner
+	// The errored rules by cause, under the banner: one line per cause.
+	ErrorGroups []CauseGroup
+	ErrorLine   string
+	Skipped     []Rule
+	Untouched   []EndpointCoverage
+	Unselected  []string // areas none of whose rules the run selected
 }
 
 // WriteHTML writes report.html.
@@ -85,11 +88,11 @@ func WriteHTML(w io.Writer, r Report) error {
 			v.Failed = append(v.Failed, rule.ID)
 		case StatusError:
 			v.Problems = append(v.Problems, rule)
-			v.Errored = append(v.Errored, rule.ID)
 		case StatusSkipped:
 			v.Skipped = append(v.Skipped, rule)
 		}
 	}
+	v.ErrorGroups, v.ErrorLine = r.ErrorCauses(), r.ErrorSummary()
 	// Failures before errors: what the target broke comes first.
 	sort.SliceStable(v.Problems, func(i, j int) bool {
 		return v.Problems[i].Status == StatusFail && v.Problems[j].Status != StatusFail

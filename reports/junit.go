@@ -83,7 +83,7 @@ func WriteJUnit(w io.Writer, r Report) error {
 	byArea := map[string]int{}
 	times := map[string]float64{}
 	for _, a := range r.Areas {
-		if r.Verdict == VerdictNotRun {
+		if r.Verdict == VerdictNotRun && !r.AllSkipped {
 			break
 		}
 		byArea[a.Name] = len(out.Suites)

@@ -37,7 +37,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 func Markdown(r Report, html string) string {
 	var sections []mdSection
 	sections = append(sections, mdSection{text: mdRun(r)})
-	if r.Verdict == VerdictNotRun {
+	if r.Verdict == VerdictNotRun && !r.AllSkipped {
 		return mdHeadline(r, html, nil) + assemble(sections, html, MaxSummary, nil)
 	}
 	sections = append(sections, mdSection{text: mdAreas(r), more: "Areas: see report.html."})
@@ -168,41 +168,71 @@ func mdHeadline(r Report, html string, shown map[string]bool) string {
 	fmt.Fprintf(&b, "# %s %s\n\n", mark, r.Headline())
 	switch r.Verdict {
 	case VerdictNotRun:
-		b.WriteString("The run could not start, so nothing was judged: this is no verdict on the target. Fix the cause above and run again.\n\n")
-		return b.String()
+		if !r.AllSkipped {
+			b.WriteString("The run could not start, so nothing was judged: this is no verdict on the target. Fix the cause above and run again.\n\n")
+			return b.String()
+		}
+		b.WriteString("The run completed, but every rule it selected was skipped, for the reasons above: nothing was judged, and this is no verdict on the target.\n\n")
 	case VerdictIncomplete:
-		b.WriteString("The run stopped before the end: what ran is below, and it is no verdict on the whole target.\n\n")
+		if d := r.TargetDown; d != nil {
+			fmt.Fprintf(&b, "The target stopped answering at %s (%s at %s), and the run stopped there rather than erroring every spec left: what ran is below, and it is no verdict on the whole target. See to the target (its logs, its health) and run again.\n\n",
+				d.Since.UTC().Format("2006-01-02 15:04:05 MST"), d.Cause, d.URL)
+		} else {
+			b.WriteString("The run stopped before the end: what ran is below, and it is no verdict on the whole target.\n\n")
+		}
 	}
 	fmt.Fprintf(&b, "**%s**", r.Counts)
 	if r.Conformant && !r.Complete {
 		b.WriteString(" — conformant on the rules judged; skipped, unselected and not-covered rules were not judged")
 	}
 	b.WriteString("\n\n")
-	for _, st := range []Status{StatusFail, StatusError} {
-		rules := rulesWith(r, st)
-		if len(rules) == 0 {
-			continue
+	link := func(id string) string {
+		where := html
+		if shown[id] {
+			where = ""
 		}
+		return fmt.Sprintf("[`%s`](%s#fail-%s)", id, where, anchor(id))
+	}
+	if rules := rulesWith(r, StatusFail); len(rules) > 0 {
 		links := make([]string, 0, min(len(rules), maxSummaryIDs))
 		for _, rule := range rules[:min(len(rules), maxSummaryIDs)] {
-			where := html
-			if shown[rule.ID] {
-				where = ""
-			}
-			links = append(links, fmt.Sprintf("[`%s`](%s#fail-%s)", rule.ID, where, anchor(rule.ID)))
+			links = append(links, link(rule.ID))
 		}
 		more := ""
 		if len(rules) > maxSummaryIDs {
 			more = fmt.Sprintf(" and [%d more](%s#failures)", len(rules)-maxSummaryIDs, html)
 		}
-		label := "Failed"
-		if st == StatusError {
-			label = "Errored (not judged)"
+		fmt.Fprintf(&b, "**Failed (%d):** %s%s\n\n", len(rules), strings.Join(links, " · "), more)
+	}
+	// Errors by cause: a target that went away errors hundreds of rules for
+	// one reason, which is the one thing to read.
+	if line := r.ErrorSummary(); line != "" {
+		fmt.Fprintf(&b, "**%s** (not judged):\n\n", line)
+		for i, g := range r.ErrorCauses() {
+			if i == maxCauseGroups {
+				fmt.Fprintf(&b, "- … and %d more causes: see [report.html](%s#failures)\n", len(r.ErrorCauses())-i, html)
+				break
+			}
+			links := make([]string, 0, min(len(g.Rules), maxIDsPerCause))
+			for _, id := range g.Rules[:min(len(g.Rules), maxIDsPerCause)] {
+				links = append(links, link(id))
+			}
+			more := ""
+			if len(g.Rules) > maxIDsPerCause {
+				more = fmt.Sprintf(" and %d more", len(g.Rules)-maxIDsPerCause)
+			}
+			fmt.Fprintf(&b, "- %s (%d): %s%s\n", cell(g.Cause), len(g.Rules), strings.Join(links, " · "), more)
 		}
-		fmt.Fprintf(&b, "**%s (%d):** %s%s\n\n", label, len(rules), strings.Join(links, " · "), more)
+		b.WriteString("\n")
 	}
 	return b.String()
 }
+
+// Bounds of the errors by cause under the headline.
+const (
+	maxCauseGroups = 10
+	maxIDsPerCause = 12
+)
 
 func mdRun(r Report) string {
 	var b strings.Builder

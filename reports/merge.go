@@ -162,15 +162,23 @@ func Merge(parts []*Report, names []string) (Report, error) {
 		out.Proxy.Summary.CoveredEPs = len(out.Proxy.Summary.Coverage)
 	}
 
-	// A shard that did not finish leaves the whole run unfinished.
+	// A shard that did not finish leaves the whole run unfinished. A shard
+	// whose selected rules were all skipped did finish: the merged rules
+	// decide.
 	var notRun, incomplete []string
 	for _, p := range ordered {
-		switch p.Verdict {
-		case VerdictNotRun:
+		switch {
+		case p.Verdict == VerdictNotRun && !p.AllSkipped:
 			notRun = append(notRun, "shard "+p.Shard.String()+": "+p.Cause)
-		case VerdictIncomplete:
+		case p.Verdict == VerdictIncomplete:
 			incomplete = append(incomplete, "shard "+p.Shard.String()+": "+p.Cause)
+			if out.TargetDown == nil {
+				out.TargetDown = p.TargetDown
+			}
 		}
+	}
+	if len(incomplete) == 0 || len(notRun) > 0 {
+		out.TargetDown = nil
 	}
 	switch {
 	case len(notRun) == total:

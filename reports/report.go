@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Format names the shape of report.json (docs/report-json.md); it changes
@@ -45,21 +46,27 @@ func (s Status) Label() string {
 const (
 	VerdictConformant    = "CONFORMANT"
 	VerdictNotConformant = "NOT CONFORMANT"
-	VerdictNotRun        = "NOT RUN"    // the run could not start: target unreachable, token refused, setup failed
-	VerdictIncomplete    = "INCOMPLETE" // the run stopped before the end: interrupted, timed out
+	VerdictNotRun        = "NOT RUN"    // nothing was judged: the run could not start (target unreachable, token refused, setup failed), or every rule it selected was skipped (AllSkipped)
+	VerdictIncomplete    = "INCOMPLETE" // the run stopped before the end: interrupted, timed out, the target stopped answering
 )
 
 // Report is one certification run; report.json is this value.
 type Report struct {
-	Format     string   `json:"format"`
-	Verdict    string   `json:"verdict"`
-	Cause      string   `json:"cause,omitempty"` // why NOT RUN or INCOMPLETE, in one line
-	Conformant bool     `json:"conformant"`
-	Complete   bool     `json:"complete"` // every rule was checked: none skipped, none not covered
-	Target     string   `json:"target"`
-	Version    string   `json:"version"`
-	Rulebook   Rulebook `json:"rulebook"`
-	Seed       int64    `json:"seed"`
+	Format  string `json:"format"`
+	Verdict string `json:"verdict"`
+	Cause   string `json:"cause,omitempty"` // why NOT RUN or INCOMPLETE, in one line
+	// AllSkipped: the run completed and every rule it selected was skipped
+	// (the verdict is NOT RUN: nothing was judged; Cause gives the reasons).
+	AllSkipped bool `json:"all_skipped,omitempty"`
+	// TargetDown: the run ended INCOMPLETE because the target stopped
+	// answering; when, where and how.
+	TargetDown *TargetDown `json:"target_down,omitempty"`
+	Conformant bool        `json:"conformant"`
+	Complete   bool        `json:"complete"` // every rule was checked: none skipped, none not covered
+	Target     string      `json:"target"`
+	Version    string      `json:"version"`
+	Rulebook   Rulebook    `json:"rulebook"`
+	Seed       int64       `json:"seed"`
 	// LabelFilter is the Ginkgo label filter that selected the specs: the
 	// one given, with --focus, --skip and --rerun-failed folded in.
 	LabelFilter string `json:"label_filter"`
@@ -105,8 +112,10 @@ type Counts struct {
 	Filtered int `json:"filtered"`
 }
 
-// Judged is the number of rules the run gave a verdict on.
-func (c Counts) Judged() int { return c.Pass + c.Fail + c.Error }
+// Judged is the number of rules the run gave a verdict on: passed or
+// failed. An errored rule was not judged (the harness could not tell), nor
+// was a skipped one.
+func (c Counts) Judged() int { return c.Pass + c.Fail }
 
 // add counts one rule.
 func (c *Counts) add(r Rule) {
@@ -191,7 +200,7 @@ func ReadableFilter(f string) string {
 
 // Headline is the verdict as the first line of every rendering says it:
 // "CONFORMANT", "CONFORMANT on 22 of 489 rules" when fewer rules were
-// judged than the rulebook has, "NOT RUN: <cause>".
+// judged (passed or failed) than the rulebook has, "NOT RUN: <cause>".
 func (r Report) Headline() string {
 	switch r.Verdict {
 	case VerdictNotRun, VerdictIncomplete:
@@ -204,6 +213,17 @@ func (r Report) Headline() string {
 		return fmt.Sprintf("%s on %d of %d rules", r.Verdict, n, r.Counts.Total)
 	}
 	return r.Verdict
+}
+
+// TargetDown is when the target stopped answering during a run, and how.
+type TargetDown struct {
+	// Since is when the first of the transport errors that ended the run
+	// happened (UTC).
+	Since time.Time `json:"since"`
+	// Cause is what the last probe of the target got, e.g. "connection refused".
+	Cause string `json:"cause"`
+	// URL is what the probe asked (GET, the administrator's token).
+	URL string `json:"url"`
 }
 
 // Area is one area of the spec with its tally.
@@ -238,9 +258,13 @@ type Spec struct {
 
 // Failure is why a spec failed or errored, with the traffic that showed it.
 type Failure struct {
-	Spec      string     `json:"spec"`
-	Status    Status     `json:"status"` // fail or error
-	Kind      string     `json:"kind"`   // see Kind* constants
+	Spec   string `json:"spec"`
+	Status Status `json:"status"` // fail or error
+	Kind   string `json:"kind"`   // see Kind* constants
+	// Cause is, for a harness error, what kept the harness from judging, in
+	// words that do not depend on the spec ("connection refused"): failures
+	// with one cause are grouped under it. Empty when the suites did not say.
+	Cause     string     `json:"cause,omitempty"`
 	Message   string     `json:"message"`
 	Location  string     `json:"location,omitempty"`
 	Exchanges []Exchange `json:"exchanges"`
@@ -249,17 +273,18 @@ type Failure struct {
 // Kinds of failure: the first means the target broke a rule, the others that
 // the harness could not finish checking it.
 const (
-	KindAssertion   = "assertion"   // an expectation about the target's answer failed
-	KindFixture     = "fixture"     // building the spec's world failed (suites/fixtures.go)
-	KindSetup       = "setup"       // a Before* node failed
-	KindCleanup     = "cleanup"     // an After* node or DeferCleanup failed
-	KindTransport   = "transport"   // the target could not be reached or closed the connection
-	KindPanic       = "panic"       // the spec panicked
-	KindTimeout     = "timeout"     // a node ran past its deadline
-	KindInterrupted = "interrupted" // the run was interrupted (signal, suite timeout)
-	KindAborted     = "aborted"     // the run was aborted
-	KindSuite       = "suite"       // BeforeSuite or another suite-level node failed; the spec never ran
-	KindProxy       = "proxy"       // the validating proxy saw the target break the rulebook
+	KindAssertion   = "assertion"    // an expectation about the target's answer failed
+	KindFixture     = "fixture"      // building the spec's world failed (suites/fixtures.go)
+	KindSetup       = "setup"        // a Before* node failed
+	KindCleanup     = "cleanup"      // an After* node or DeferCleanup failed
+	KindTransport   = "transport"    // the target could not be reached or closed the connection
+	KindRateLimited = "rate_limited" // the target answered 429 to a request whose spec did not test the rate limit
+	KindPanic       = "panic"        // the spec panicked
+	KindTimeout     = "timeout"      // a node ran past its deadline
+	KindInterrupted = "interrupted"  // the run was interrupted (signal, suite timeout)
+	KindAborted     = "aborted"      // the run was aborted
+	KindSuite       = "suite"        // BeforeSuite or another suite-level node failed; the spec never ran
+	KindProxy       = "proxy"        // the validating proxy saw the target break the rulebook
 )
 
 // Exchange is one request and its answer, as the suites attach them to a
@@ -290,8 +315,9 @@ const (
 // (EntryHarness) when an expectation about the world they were building
 // failed, so the rule is an error, not a failure of the target.
 type Harness struct {
-	Kind   string `json:"kind"`   // KindFixture or KindTransport
-	Detail string `json:"detail"` // what the harness was doing
+	Kind   string `json:"kind"`            // KindFixture, KindTransport or KindRateLimited
+	Detail string `json:"detail"`          // what the harness was doing
+	Cause  string `json:"cause,omitempty"` // what went wrong, without the spec's particulars ("connection refused")
 }
 
 // String is the exchange as a person reads it, headers sorted.
@@ -458,4 +484,98 @@ func (p *ProxyRun) GroupViolations() []ViolationGroup {
 		return out[i].Count > out[j].Count
 	})
 	return out
+}
+
+// CauseGroup is the rules that errored for one cause.
+type CauseGroup struct {
+	Cause string
+	Rules []string // IDs, in report order
+}
+
+// ErrorCause is why a rule errored, in words shared by every rule that
+// errored for the same reason: the cause the suites gave (e.g. "connection
+// refused"), else the kind and the first line of the first error's message,
+// else the rule's reason (a spec no report came back for).
+func (r Rule) ErrorCause() string {
+	for _, f := range r.Failures {
+		if f.Status != StatusError {
+			continue
+		}
+		if f.Cause != "" {
+			return f.Cause
+		}
+		if line := firstLine(f.Message); line != "" {
+			return f.Kind + ": " + line
+		}
+		return f.Kind
+	}
+	return firstLine(r.Reason)
+}
+
+// ErrorCauses groups the errored rules by cause, the largest group first
+// (ties in order of first appearance), so a run that lost its target says
+// "connection refused (545)" once instead of 545 times.
+func (r *Report) ErrorCauses() []CauseGroup {
+	var out []CauseGroup
+	idx := map[string]int{}
+	for _, rule := range r.Rules {
+		if rule.Status != StatusError {
+			continue
+		}
+		c := rule.ErrorCause()
+		i, ok := idx[c]
+		if !ok {
+			i = len(out)
+			idx[c] = i
+			out = append(out, CauseGroup{Cause: c})
+		}
+		out[i].Rules = append(out[i].Rules, rule.ID)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Rules) > len(out[j].Rules) })
+	return out
+}
+
+// maxCausesInLine bounds the causes ErrorSummary names; the rest are counted.
+const maxCausesInLine = 4
+
+// ErrorSummary is the errored rules in one line, grouped by cause:
+// "545 rules errored: connection refused (540), interrupted (5)"; "" when
+// none errored.
+func (r *Report) ErrorSummary() string {
+	groups := r.ErrorCauses()
+	if len(groups) == 0 {
+		return ""
+	}
+	n := 0
+	var parts []string
+	for i, g := range groups {
+		n += len(g.Rules)
+		if i < maxCausesInLine {
+			parts = append(parts, fmt.Sprintf("%s (%d)", clipCause(g.Cause), len(g.Rules)))
+		}
+	}
+	if rest := len(groups) - maxCausesInLine; rest > 0 {
+		m := 0
+		for _, g := range groups[maxCausesInLine:] {
+			m += len(g.Rules)
+		}
+		parts = append(parts, fmt.Sprintf("%d other causes (%d)", rest, m))
+	}
+	rules := "rules"
+	if n == 1 {
+		rules = "rule"
+	}
+	return fmt.Sprintf("%d %s errored: %s", n, rules, strings.Join(parts, ", "))
+}
+
+// clipCause keeps a cause short enough for a line of causes.
+func clipCause(c string) string {
+	if len(c) <= 120 {
+		return c
+	}
+	cut := 117
+	for cut > 0 && !utf8.RuneStart(c[cut]) {
+		cut--
+	}
+	return c[:cut] + "…"
 }

@@ -45,6 +45,12 @@ type CertifyConfig struct {
 	Version     string        // v4cert's version, recorded in the report
 	Progress    io.Writer     // a line per finished spec; nil for none
 	Verbose     bool          // progress lines carry whole failure messages
+	// RateLimit is the target's rate limit, requests per second per client
+	// (V4CERT_RATE_LIMIT for the workers); 0 leaves the environment's.
+	RateLimit int
+	// Retry429 is how many times the workers send a request again that the
+	// target answered 429 (RateLimitRetries).
+	Retry429 int
 	// Executable is the v4cert binary the workers run; "" is this one.
 	Executable string
 	// Stop interrupts the run: workers stop after their current spec's
@@ -285,7 +291,7 @@ func Certify(cfg CertifyConfig) reports.Report {
 	c := newCollector(cfg, plan)
 	res := c.runWorkers(cfg, procs)
 	run.Duration = time.Since(started)
-	run.Incomplete, run.Stopped, run.HarnessErrors = res.incomplete, res.stopped, res.harnessErrors
+	run.Incomplete, run.Stopped, run.HarnessErrors, run.TargetDown = res.incomplete, res.stopped, res.harnessErrors, res.targetDown
 	return reports.Build(book, c.report(), run)
 }
 
@@ -367,11 +373,23 @@ type collector struct {
 	done   int
 	failed bool   // a selected spec failed or errored
 	filter string // the label filter the workers select with
+
+	// The specs, in the order they finished, that could not reach the
+	// target: after downAfter in a row, certify asks (probe) whether the
+	// target still answers.
+	streak      int
+	streakSince time.Time // when the first of them could not reach it
+	probe       chan struct{}
 }
+
+// downAfter is how many specs in a row must fail to reach the target
+// before certify probes it: one transport error is a blip worth a spec's
+// error, not a reason to end the run.
+const downAfter = 3
 
 func newCollector(cfg CertifyConfig, plan Plan) *collector {
 	c := &collector{progress: cfg.Progress, verbose: cfg.Verbose, secrets: reports.NewRedactor(cfg.Token),
-		selected: map[string]bool{}, ended: map[int]gtypes.Report{}, filter: plan.Filter}
+		selected: map[string]bool{}, ended: map[int]gtypes.Report{}, filter: plan.Filter, probe: make(chan struct{}, 1)}
 	for _, s := range plan.Selected() {
 		c.selected[reports.SpecKey(s)] = true
 		if s.State != gtypes.SpecStatePending {
@@ -411,6 +429,7 @@ func (c *collector) DidRun(r gtypes.SpecReport) {
 	if status == reports.StatusFail || status == reports.StatusError {
 		c.failed = true
 	}
+	c.track(r, status, kind)
 	if c.progress == nil {
 		return
 	}
@@ -430,12 +449,40 @@ func (c *collector) DidRun(r gtypes.SpecReport) {
 	if !c.verbose {
 		msg = firstLine(msg)
 	}
+	if h, _, ok := reports.HarnessEntry(r); ok && h.Cause != "" {
+		msg = h.Cause + ": " + msg // the annotation names the request, the cause what happened to it
+	}
 	if msg != "" {
 		if kind != "" {
 			msg = kind + ": " + msg
 		}
 		pad := strings.Repeat(" ", 2*width+4)
 		fmt.Fprintf(c.progress, "%s↳ %s\n", pad, strings.ReplaceAll(c.secrets.Text(msg), "\n", "\n"+pad+"  "))
+	}
+}
+
+// track counts the specs in a row that could not reach the target and asks
+// for a probe after downAfter of them. A spec that got any answer from the
+// target ends the streak; one that was skipped, interrupted or timed out
+// says nothing either way.
+func (c *collector) track(r gtypes.SpecReport, status reports.Status, kind string) {
+	if h, at, ok := reports.HarnessEntry(r); ok && h.Kind == reports.KindTransport {
+		if c.streak == 0 {
+			c.streakSince = at
+		}
+		c.streak++
+		if c.streak >= downAfter {
+			select {
+			case c.probe <- struct{}{}:
+			default: // a probe is already asked for
+			}
+		}
+		return
+	}
+	switch {
+	case status == reports.StatusPass, status == reports.StatusFail,
+		status == reports.StatusError && kind != reports.KindInterrupted && kind != reports.KindAborted && kind != reports.KindTimeout:
+		c.streak = 0
 	}
 }
 
@@ -472,6 +519,53 @@ type runResult struct {
 	incomplete    string
 	stopped       string
 	harnessErrors []reports.Failure
+	targetDown    *reports.TargetDown
+}
+
+// Probing the target: probeAttempts requests, the waits between them
+// growing from probeGap, each given probeTimeout. A target that refuses
+// connections is found down in about 1.5 s, while the specs not yet started
+// wait (Host.Pause) instead of erroring one after the other.
+const (
+	probeAttempts = 3
+	probeGap      = 500 * time.Millisecond
+	probeTimeout  = 10 * time.Second
+)
+
+// downGrace is how long workers get, once the target is down, to end the
+// specs in flight: their cleanups cannot reach it either, so there is
+// nothing to wait for beyond the transport errors themselves.
+const downGrace = 15 * time.Second
+
+// probeTarget asks the target for its version as the administrator, up to
+// probeAttempts times: any HTTP answer means it answers (""). Otherwise it
+// returns what kept the last attempt from an answer, and the URL asked.
+func probeTarget(ctx context.Context, cfg CertifyConfig) (cause, u string) {
+	u = cfg.Target + "/api/v4/version"
+	client := &http.Client{Timeout: probeTimeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
+	gap := probeGap
+	for attempt := 1; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return err.Error(), u
+		}
+		req.Header.Set("PRIVATE-TOKEN", cfg.Token)
+		res, err := client.Do(req)
+		if err == nil {
+			res.Body.Close()
+			return "", u
+		}
+		cause = transportCause(err)
+		if attempt == probeAttempts || ctx.Err() != nil {
+			return cause, u
+		}
+		select {
+		case <-ctx.Done():
+			return cause, u
+		case <-time.After(gap):
+		}
+		gap *= 2
+	}
 }
 
 // stopGrace is how long workers get, once asked to stop, to finish the
@@ -508,7 +602,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 	for p := 1; p <= procs; p++ {
 		wc := workerConfig{Proc: p, Total: host.Total(), Host: host.Address(), Target: cfg.Target, Token: cfg.Token,
 			LabelFilter: c.filter, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
-			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard}
+			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard, RateLimit: cfg.RateLimit, Retry429: cfg.Retry429}
 		raw, _ := json.Marshal(wc)
 		cmd := exec.Command(exe, WorkerCommand)
 		cmd.Env = append(os.Environ(), workerEnv+"="+string(raw))
@@ -540,8 +634,53 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 	var grace <-chan time.Time
 	stopping := false
 	running := procs
+	probeCtx, cancelProbe := context.WithCancel(context.Background())
+	defer cancelProbe()
+	type probed struct{ cause, url string }
+	probes := make(chan probed, 1)
+	probing := false
+	// targetDown ends the run: the target no longer answers, and every spec
+	// left would only error on it.
+	targetDown := func(p probed) {
+		c.mu.Lock()
+		since, done, total := c.streakSince, c.done, c.total
+		c.mu.Unlock()
+		res.targetDown = &reports.TargetDown{Since: since.UTC().Truncate(time.Millisecond), Cause: p.cause, URL: p.url}
+		res.incomplete = fmt.Sprintf("the target stopped answering at %s: %s at %s (after %d of %d specs)",
+			since.UTC().Format("2006-01-02 15:04:05 MST"), p.cause, p.url, done, total)
+	}
 	for running > 0 {
 		select {
+		case <-c.probe:
+			if probing || stopping {
+				continue
+			}
+			probing = true
+			host.Pause() // no spec starts against a target that may be gone
+			go func() {
+				cause, u := probeTarget(probeCtx, cfg)
+				probes <- probed{cause, u}
+			}()
+		case p := <-probes:
+			probing = false
+			if stopping {
+				continue
+			}
+			if p.cause == "" {
+				c.mu.Lock()
+				c.streak = 0
+				c.mu.Unlock()
+				host.Resume()
+				continue
+			}
+			stopping = true
+			targetDown(p)
+			signalAll(syscall.SIGTERM)
+			host.Drain()
+			grace = time.After(downGrace)
+			if c.progress != nil {
+				fmt.Fprintf(c.progress, "v4cert certify: %s: stopping\n", res.incomplete)
+			}
 		case e := <-exits:
 			running--
 			c.mu.Lock()
@@ -565,6 +704,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 			c.mu.Lock()
 			res.incomplete = fmt.Sprintf("interrupted by %s after %d of %d specs", signalName(sig), c.done, c.total)
 			c.mu.Unlock()
+			host.Resume() // a worker waiting on a probe goes on to its interruption
 			// One signal each, and no abort through the host as well: Ginkgo
 			// counts both, and at the second it skips the cleanups, which would
 			// leave the specs' fixtures on the target.
@@ -579,6 +719,16 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 			stopping = true
 			res.incomplete = fmt.Sprintf("the run took longer than --run-timeout %s", cfg.Timeout)
 			signalAll(os.Kill)
+		}
+	}
+	// The run ended on specs that could not reach the target, too few or too
+	// late for a probe during the run: ask now.
+	c.mu.Lock()
+	streak := c.streak
+	c.mu.Unlock()
+	if res.incomplete == "" && streak > 0 {
+		if cause, u := probeTarget(probeCtx, cfg); cause != "" {
+			targetDown(probed{cause, u})
 		}
 	}
 	r := c.report()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,8 @@ type workerConfig struct {
 	FailFast    bool          `json:"fail_fast"`
 	ViaProxy    bool          `json:"via_proxy"`
 	Shard       reports.Shard `json:"shard"`
+	RateLimit   int           `json:"rate_limit,omitempty"`
+	Retry429    int           `json:"retry_429,omitempty"`
 }
 
 // worker is this process's state when it is a certify worker; nil otherwise
@@ -82,6 +85,10 @@ func RunWorker() int {
 	os.Setenv("V4CERT_TARGET", cfg.Target)
 	os.Setenv("V4CERT_TOKEN", cfg.Token)
 	os.Setenv("V4CERT_NO_TRACE", "1")
+	if cfg.RateLimit > 0 {
+		os.Setenv("V4CERT_RATE_LIMIT", strconv.Itoa(cfg.RateLimit))
+	}
+	RateLimitRetries.Store(int32(cfg.Retry429))
 	os.Setenv("GINKGO_PARALLEL_PROTOCOL", workerhost.Protocol)
 
 	suiteConfig, reporterConfig := GinkgoConfiguration()

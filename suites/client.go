@@ -11,14 +11,17 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
+	"v4cert/reports"
 	"v4cert/schemas"
 	"v4cert/specs"
 )
@@ -104,6 +107,7 @@ type request struct {
 	bodyText    string
 	header      http.Header
 	noCheck     bool
+	allow429    bool
 }
 
 // Q adds a query parameter (sent escaped).
@@ -166,6 +170,39 @@ func Header(name, value string) Opt { return func(r *request) { r.header.Set(nam
 
 // Unchecked skips schema validation, for answers the spec leaves unshaped.
 func Unchecked() Opt { return func(r *request) { r.noCheck = true } }
+
+// Allow429 hands the target's 429 answer to the spec as it came: not sent
+// again (RateLimitRetries), not an error of the harness. For the specs of
+// the rate limit itself (errors.ratelimit.1).
+func Allow429() Opt { return func(r *request) { r.allow429 = true } }
+
+// RateLimitRetries is how many times a request the target answered 429
+// Too Many Requests is sent again, each after the wait its Retry-After asks
+// (1 s when it asks none, at most maxRetryWait): certify --retry-429. A 429
+// that is left, to a request whose spec did not ask for one (Allow429),
+// judges no rule: the spec is an error of the harness (kind rate_limited),
+// not a failure of the target.
+var RateLimitRetries atomic.Int32
+
+// maxRetryWait bounds one wait for a rate limit to lift. The platform's
+// throttles answer Retry-After as the seconds left in their window
+// (period - now mod period: lib/gitlab/rack_attack.rb,
+// throttled_response_headers), and their windows are 60 s by default.
+const maxRetryWait = time.Minute
+
+// retryAfter is the wait a 429's Retry-After asks for (seconds or an HTTP
+// date), 1 s when it asks none, at most maxRetryWait.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	wait := time.Second
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			wait = time.Duration(n) * time.Second
+		} else if t, err := http.ParseTime(v); err == nil {
+			wait = t.Sub(now)
+		}
+	}
+	return min(max(wait, 0), maxRetryWait)
+}
 
 // As returns a client for another token (empty: anonymous).
 func (c *Client) As(token string) *Client {
@@ -231,11 +268,7 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 		hc = http.DefaultClient
 	}
 	start := time.Now()
-	res, err := hc.Do(hr)
-	expectReached(err).NotTo(HaveOccurred(), "%s %s", method, full)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	expectReached(err).NotTo(HaveOccurred(), "reading %s %s", method, full)
+	res, body := send(ctx, hc, hr, req.allow429, method+" "+full)
 	resp := &Response{Method: method, URL: full, Status: res.StatusCode, Header: res.Header, Body: body, ReqBody: req.bodyText}
 	resp.ReqHeader = hr.Header
 	if apiPath != "" {
@@ -251,6 +284,46 @@ func (c *Client) Do(ctx context.Context, method, path string, opts ...Opt) *Resp
 	}
 	Expect(checkClock(resp)).To(Succeed(), "the clock check (suites/clock.go), in:\n%s", resp)
 	return resp
+}
+
+// send sends hr and reads the answer, for every request of the suites: a
+// transport error is the harness's (expectReached), and a 429 is sent again
+// per RateLimitRetries, then, unless allow429, an error of the harness
+// too. what names the request in failure messages.
+func send(ctx context.Context, hc *http.Client, hr *http.Request, allow429 bool, what string) (*http.Response, []byte) {
+	GinkgoHelper()
+	for attempt := 0; ; attempt++ {
+		res, err := hc.Do(hr)
+		expectReached(err).NotTo(HaveOccurred(), "%s", what)
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		expectReached(err).NotTo(HaveOccurred(), "reading %s", what)
+		retries := int(RateLimitRetries.Load())
+		if res.StatusCode != http.StatusTooManyRequests || allow429 {
+			return res, body
+		}
+		if attempt >= retries || (hr.Body != nil && hr.GetBody == nil) {
+			sent := "not sent again"
+			if attempt > 0 {
+				sent = fmt.Sprintf("sent %d times", attempt+1)
+			}
+			harness(reports.KindRateLimited, "rate limited: 429 Too Many Requests ("+sent+")").
+				Expect(res.StatusCode).NotTo(Equal(http.StatusTooManyRequests),
+				"%s answered 429 Too Many Requests (%s): the target's rate limit kept the harness from judging; give certify --retry-429 N (and --rate-limit, its requests per second per client) to wait the limit out",
+				what, sent)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryAfter(res.Header, time.Now())):
+		}
+		again := hr.Clone(ctx)
+		if hr.GetBody != nil {
+			b, err := hr.GetBody()
+			Expect(err).NotTo(HaveOccurred(), "rebuilding the body of %s to send it again after a 429", what)
+			again.Body = b
+		}
+		hr = again
+	}
 }
 
 // PathID escapes a full path for use as `:id` (group/sub becomes group%2Fsub).

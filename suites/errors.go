@@ -265,12 +265,15 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 		}
 		u := NewUser(ctx)
 		DeferCleanup(func(ctx SpecContext) {
-			Eventually(ctx, func() int { return api.Get(ctx, "/user", Unchecked()).Status }).
+			Eventually(ctx, func() int { return api.Get(ctx, "/user", Unchecked(), Allow429()).Status }).
 				WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Equal(http.StatusOK))
 		})
 		// Sixteen callers at once outrun any limit worth setting; ten times the
 		// limit bounds the requests when the target throttles nothing.
 		budget := 10*limit + 100
+		if limit == 0 { // reachable, number unknown (V4CERT_RATE_LIMITED=1)
+			budget = unknownLimitBudget
+		}
 		var (
 			mu      sync.Mutex
 			limited *Response
@@ -282,7 +285,7 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 			if done {
 				return
 			}
-			r := u.Get(ctx, "/user")
+			r := u.Get(ctx, "/user", Allow429())
 			if r.Status == http.StatusTooManyRequests {
 				mu.Lock()
 				limited = r
@@ -291,7 +294,7 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 			}
 			Expect(r).To(HaveStatus(http.StatusOK))
 		})
-		Expect(limited).NotTo(BeNil(), "no 429 within %d requests from one client of a target limited to %d a second", budget, limit)
+		Expect(limited).NotTo(BeNil(), "no 429 within %d requests from one client of a target limited to %d a second (0: a number not given)", budget, limit)
 		// The spec shows no body for a 429: the platform's rate limiter
 		// answers "Retry later" in plain text, its own limits {"message":
 		// {"error": ...}}; the judge holds the body to one of those

@@ -9,12 +9,14 @@ package suites
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -65,7 +67,10 @@ func TargetFromEnv() (Target, bool) {
 // rate-limited target would (errors.ratelimit.1 then has a limit to reach).
 func startReference() Target {
 	Expect(StartReference).NotTo(BeNil(), "no target: set V4CERT_TARGET and V4CERT_TOKEN (this build of the suites has no reference to start)")
-	limit, _ := rateLimit()
+	limit, ok := rateLimit()
+	if ok && limit == 0 {
+		limit = 20 // V4CERT_RATE_LIMITED=1: limited, at the rate make suites-ratelimit uses
+	}
 	token := newSecret("glpat-")
 	// V4CERT_DATA_DIR runs the suites on a persisted reference, every write
 	// checked against what was stored (make suites-persist).
@@ -82,17 +87,39 @@ func startReference() Target {
 
 // rateLimit reads V4CERT_RATE_LIMIT: the requests per second one client of
 // the target may make before it answers 429 (the spec leaves the numbers to
-// the implementation). ok is false when it is unset.
+// the implementation; certify --rate-limit sets it). ok is false when it is
+// unset.
+//
+// V4CERT_RATE_LIMITED, the name v4cert -h gave until the limit became a
+// number, is still read when V4CERT_RATE_LIMIT is unset: a number is the
+// limit; 1 (its published meaning: the limit is low enough to reach) gives
+// ok with a limit of 0, unknown, and the spec sends up to unknownLimitBudget
+// requests, as it did then.
 func rateLimit() (perSecond int, ok bool) {
-	v := os.Getenv("V4CERT_RATE_LIMIT")
+	name, v := "V4CERT_RATE_LIMIT", os.Getenv("V4CERT_RATE_LIMIT")
 	if v == "" {
-		return 0, false
+		if v = os.Getenv("V4CERT_RATE_LIMITED"); v == "" {
+			return 0, false
+		}
+		name = "V4CERT_RATE_LIMITED"
+		deprecatedRateLimited.Do(func() {
+			fmt.Fprintln(os.Stderr, "v4cert: V4CERT_RATE_LIMITED is deprecated: set V4CERT_RATE_LIMIT (or certify --rate-limit) to the target's requests per second per client")
+		})
+		if v == "1" || strings.EqualFold(v, "true") {
+			return 0, true
+		}
 	}
 	n, err := strconv.Atoi(v)
-	Expect(err).NotTo(HaveOccurred(), "V4CERT_RATE_LIMIT=%q must be a number of requests per second", v)
-	Expect(n).To(BeNumerically(">", 0), "V4CERT_RATE_LIMIT must be positive")
+	Expect(err).NotTo(HaveOccurred(), "%s=%q must be a number of requests per second", name, v)
+	Expect(n).To(BeNumerically(">", 0), "%s must be positive", name)
 	return n, true
 }
+
+// unknownLimitBudget bounds the requests errors.ratelimit.1 sends to a
+// target whose limit is known to be reachable but not its number.
+const unknownLimitBudget = 5000
+
+var deprecatedRateLimited sync.Once
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	t, ok := TargetFromEnv()

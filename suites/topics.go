@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -117,11 +116,7 @@ func fetchAvatar(ctx context.Context, url string) []byte {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	res, err := hc.Do(req)
-	Expect(err).NotTo(HaveOccurred(), "GET %s", url)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	Expect(err).NotTo(HaveOccurred())
+	res, body := send(ctx, hc, req, false, "GET "+url)
 	Expect(res.StatusCode).To(Equal(http.StatusOK), "GET %s", url)
 	return body
 }

@@ -27,10 +27,20 @@ a CI matrix certify in parallel (merge their reports with v4cert report merge).
 Before any spec runs, certify checks that the target answers GET /api/v4/user
 for the token and that it is an administrator's.
 
+When several specs in a row cannot reach the target and a probe of
+GET /api/v4/version gets no answer either, certify stops the run there
+(INCOMPLETE, with the cause and the time the target stopped answering)
+rather than error every spec left.
+
+A target with a rate limit: --rate-limit N declares it (errors.ratelimit.1
+runs only then) and lets the workers wait out 429 answers (--retry-429).
+
 Exit status (the verdict in every report):
   0    CONFORMANT      every rule judged passed
   1    NOT CONFORMANT  a rule failed or errored
   2    NOT RUN         the run could not start (the cause is the reports' first line), or a usage error
+  3    NOT RUN         every rule the run selected was skipped: nothing was judged (the reasons are the cause)
+  4    INCOMPLETE      the target stopped answering during the run; the reports hold what ran
   130  INCOMPLETE      interrupted (SIGINT, SIGTERM) or out of --run-timeout; the reports hold what ran
 
 Flags:
@@ -67,6 +77,8 @@ func certify(args []string) int {
 	timeout := fs.Duration("run-timeout", 30*time.Minute, "limit for the whole run, past which it ends INCOMPLETE")
 	deprecatedAlias(fs, "seed", "random-seed", "serve's --seed is the starting world")
 	deprecatedAlias(fs, "timeout", "run-timeout", "a limit for the run, not the proxy's wait for its upstream")
+	rateLimit := fs.Int("rate-limit", 0, "the target's rate limit, requests per second per client (default $V4CERT_RATE_LIMIT): errors.ratelimit.1 checks it, and 429 answers are waited out (--retry-429)")
+	retry429 := fs.Int("retry-429", 0, fmt.Sprintf("send a request the target answered 429 again up to N times, after the wait its Retry-After asks (at most 1m each); a 429 left is an error of the harness, not a failure (%d when not given and the target's limit is declared)", defaultRetry429))
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("v", false, "progress lines carry whole failure messages")
 	if err := fs.Parse(args); err != nil {
@@ -84,6 +96,20 @@ func certify(args []string) int {
 		Progress: os.Stderr, Verbose: *verbose}
 	if *quiet {
 		cfg.Progress = nil
+	}
+	if *rateLimit < 0 {
+		fmt.Fprintln(os.Stderr, "v4cert certify: --rate-limit must be a positive number of requests per second")
+		return 2
+	}
+	if *retry429 < 0 {
+		fmt.Fprintln(os.Stderr, "v4cert certify: --retry-429 must be 0 or more")
+		return 2
+	}
+	cfg.RateLimit, cfg.Retry429 = *rateLimit, *retry429
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["retry-429"] && (cfg.RateLimit > 0 || os.Getenv("V4CERT_RATE_LIMIT") != "") {
+		cfg.Retry429 = defaultRetry429 // a target known to limit: wait its limit out
 	}
 	if *procs < 0 {
 		fmt.Fprintln(os.Stderr, "v4cert certify: --procs must be at least 1")
@@ -142,17 +168,37 @@ func certify(args []string) int {
 	return verdictExit(rep)
 }
 
+// defaultRetry429 is --retry-429 against a target with a declared rate
+// limit: enough for a limit of a few seconds' window to lift.
+const defaultRetry429 = 5
+
+// Exit statuses of certify and report merge (certifyHelp, README).
+const (
+	exitConformant    = 0
+	exitNotConformant = 1
+	exitNotRun        = 2 // the run could not start; usage errors too
+	exitNothingJudged = 3 // NOT RUN: every selected rule was skipped
+	exitTargetDown    = 4 // INCOMPLETE: the target stopped answering
+	exitInterrupted   = 130
+)
+
 // verdictExit is the exit status a report's verdict stands for.
 func verdictExit(rep reports.Report) int {
 	switch rep.Verdict {
 	case reports.VerdictConformant:
-		return 0
+		return exitConformant
 	case reports.VerdictNotRun:
-		return 2
+		if rep.AllSkipped {
+			return exitNothingJudged
+		}
+		return exitNotRun
 	case reports.VerdictIncomplete:
-		return 130
+		if rep.TargetDown != nil {
+			return exitTargetDown
+		}
+		return exitInterrupted
 	}
-	return 1
+	return exitNotConformant
 }
 
 // printVerdict ends a run on the terminal: the headline first, then what
@@ -171,14 +217,38 @@ func printVerdict(w io.Writer, rep reports.Report, html string) {
 		}
 		fmt.Fprintf(w, "suite error (%s):\n    %s\n", f.Spec, strings.Join(lines, "\n    "))
 	}
-	bad := rep.FailedRuleIDs()
-	for i, id := range bad {
+	var failed []string
+	for _, r := range rep.Rules {
+		if r.Status == reports.StatusFail {
+			failed = append(failed, r.ID)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "%d rules failed:\n", len(failed))
+	}
+	for i, id := range failed {
 		if i == 20 {
-			fmt.Fprintf(w, "  … and %d more (see summary.md)\n", len(bad)-i)
+			fmt.Fprintf(w, "  … and %d more (see summary.md)\n", len(failed)-i)
 			break
 		}
 		r := rep.Rule(id)
 		fmt.Fprintf(w, "  %-5s %s — %s\n", r.Status, r.ID, r.Says)
+	}
+	// Errored rules by cause: one line for a cause that struck hundreds.
+	if line := rep.ErrorSummary(); line != "" {
+		fmt.Fprintln(w, line)
+		for i, g := range rep.ErrorCauses() {
+			if i == 8 {
+				fmt.Fprintf(w, "  … and %d more causes (see summary.md)\n", len(rep.ErrorCauses())-i)
+				break
+			}
+			ids := g.Rules[:min(len(g.Rules), 6)]
+			more := ""
+			if n := len(g.Rules) - len(ids); n > 0 {
+				more = fmt.Sprintf(" and %d more", n)
+			}
+			fmt.Fprintf(w, "  %s (%d): %s%s\n", g.Cause, len(g.Rules), strings.Join(ids, ", "), more)
+		}
 	}
 	fmt.Fprintf(w, "Report: %s\n", html)
 }

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	html2 "html"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -196,38 +193,23 @@ func atoi(s string) int {
 }
 
 func TestCertifyInterruptedWritesAnIncompleteReport(t *testing.T) {
-	base, token := serveReference(t)
+	// The 150th request of the run is held: when the signal comes, a spec
+	// is in flight for certain, and it can end only after certify has said
+	// it is stopping (the test lets it go on then).
+	g, base, token := serveGatedReference(t, 150, reference.Config{})
 	before := usersOn(t, base, token)
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), mainEnv+"="+strings.Join([]string{"certify", "--target", base, "--token", token,
-		"--out", dir, "--procs", "2", "--skip", "limits.pagination.3"}, "\x1f"))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stderr)
-	var seen []string
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if strings.HasPrefix(lines.Text(), "[") && len(seen) >= 15 {
-			break
-		}
-	}
+	cmd, lines := startCertify(t, "--target", base, "--token", token, "--out", dir, "--procs", "2", "--skip", "limits.pagination.3")
+	<-g.held
 	cmd.Process.Signal(os.Interrupt)
-	rest, _ := io.ReadAll(stderr)
-	rest = append([]byte(strings.Join(seen, "\n")+"\n"), rest...)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("exit %v, want 130\n%s", err, rest)
-		}
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("certify did not stop on SIGINT:\n%s", rest)
+	if !lines.until("SIGINT: stopping") {
+		t.Fatalf("certify did not say it was stopping:\n%s", lines.rest())
+	}
+	close(g.release)
+	status, text := exitOf(t, cmd, lines)
+	rest := []byte(text)
+	if status != 130 {
+		t.Errorf("exit %d, want 130\n%s", status, rest)
 	}
 	r := loadReport(t, dir)
 	if r.Verdict != reports.VerdictIncomplete || r.Conformant || !strings.HasPrefix(r.Cause, "interrupted by SIGINT after ") {

@@ -60,6 +60,7 @@ func TestOneNamePerConcept(t *testing.T) {
 		"violations": true, // proxy, validate: findings as JSON lines
 		"summary":    true, // proxy, validate: the summary as JSON
 		"addr":       true, // the address to listen on (serve, proxy)
+		"rate-limit": true, // the server's limit in requests a second per client (serve: imposes it; certify: declares the target's)
 	}
 	usage := map[string]map[string]string{} // name -> command -> help
 	for _, c := range commands {

@@ -20,7 +20,9 @@ label filter, --via-proxy or number of shards differ) and a set with a shard
 missing or given twice, and writes nothing then.
 
 Exit status: as certify's, from the merged verdict (0 CONFORMANT, 1 NOT
-CONFORMANT, 2 NOT RUN or refused, 130 INCOMPLETE: a shard did not finish).
+CONFORMANT, 2 NOT RUN or refused, 3 NOT RUN: every selected rule skipped,
+4 INCOMPLETE: the target stopped answering in a shard, 130 INCOMPLETE: a
+shard did not finish).
 `
 
 // report runs `v4cert report merge`.

@@ -53,6 +53,8 @@ type Host struct {
 
 	mu          sync.Mutex
 	counter     int
+	paused      chan struct{} // while not nil, workers asking for a spec wait for it to close
+	drained     bool          // no spec is handed out any more
 	abort       bool
 	ended       []bool // by process-1: reported its suite's end
 	gone        []bool // by process-1: exited without reporting it
@@ -136,6 +138,44 @@ func (h *Host) Abort() {
 	defer h.mu.Unlock()
 	h.abort = true
 }
+
+// Pause holds the specs not yet handed out: a worker that asks for its
+// next spec waits until Resume or Drain. The specs in flight go on.
+func (h *Host) Pause() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.paused == nil && !h.drained {
+		h.paused = make(chan struct{})
+	}
+}
+
+// Resume hands out specs again after Pause.
+func (h *Host) Resume() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.release()
+}
+
+// Drain hands out no more specs: every worker asking for one, now or
+// later, is told there are none left (process 1 still runs the Serial
+// specs then, unless it is being interrupted).
+func (h *Host) Drain() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.drained = true
+	h.release()
+}
+
+func (h *Host) release() {
+	if h.paused != nil {
+		close(h.paused)
+		h.paused = nil
+	}
+}
+
+// pastTheEnd is the counter's answer once drained: an index past any
+// suite's specs, so Ginkgo's loop over them ends.
+const pastTheEnd = 1 << 30
 
 // Close stops serving.
 func (h *Host) Close() error { return h.srv.Close() }
@@ -287,11 +327,27 @@ func (h *Host) aggregatedNonprimary(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Host) nextCounter(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	n := h.counter
-	h.counter++
-	h.mu.Unlock()
-	encode(w, struct{ Index int }{n})
+	for {
+		h.mu.Lock()
+		if wait := h.paused; wait != nil {
+			h.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-r.Context().Done():
+				return
+			}
+		}
+		n := h.counter
+		if h.drained {
+			n = pastTheEnd
+		} else {
+			h.counter++
+		}
+		h.mu.Unlock()
+		encode(w, struct{ Index int }{n})
+		return
+	}
 }
 
 func (h *Host) abortHandler(w http.ResponseWriter, r *http.Request) {

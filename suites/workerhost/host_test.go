@@ -1,8 +1,10 @@
 package workerhost_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -222,4 +224,64 @@ func TestAWorkerThatDiesDoesNotHangTheOthers(t *testing.T) {
 	if len(texts) != 14 {
 		t.Errorf("the live workers ran %d specs, want all 14 (the dead one took none)", len(texts))
 	}
+}
+
+// counter asks the host for the next spec index as a worker does.
+func counter(ctx context.Context, h *workerhost.Host) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.Address()+"/counter", nil)
+	if err != nil {
+		return 0, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	var v struct{ Index int }
+	err = json.NewDecoder(res.Body).Decode(&v)
+	return v.Index, err
+}
+
+// Certify pauses the specs not yet handed out while it probes a target that
+// may be gone, and drains them when it is.
+func TestPauseHoldsTheNextSpecAndDrainEndsThem(t *testing.T) {
+	h, err := workerhost.Start(2, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	if n, err := counter(ctx, h); n != 0 || err != nil {
+		t.Fatalf("first index %d, %v", n, err)
+	}
+	h.Pause()
+	// A held request never answers: the deadline only bounds the test.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	n, err := counter(short, h)
+	cancel()
+	if err == nil {
+		t.Fatalf("paused, the counter answered %d", n)
+	}
+	h.Resume()
+	// The next index, 1, or 2 when the abandoned request took 1 on waking
+	// before its server side saw the client go (no worker abandons one).
+	if n, err := counter(ctx, h); (n != 1 && n != 2) || err != nil {
+		t.Errorf("after Resume %d, %v: want the next index", n, err)
+	}
+	h.Pause()
+	got := make(chan int, 1)
+	go func() { n, _ := counter(ctx, h); got <- n }()
+	h.Drain()
+	for _, n := range []int{<-got, must(counter(ctx, h))} {
+		if n < 1<<20 {
+			t.Errorf("drained, the counter answered %d, not an index past every spec", n)
+		}
+	}
+}
+
+func must(n int, err error) int {
+	if err != nil {
+		panic(err)
+	}
+	return n
 }
