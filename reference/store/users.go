@@ -472,35 +472,40 @@ type BasicCaller struct {
 }
 
 // BasicCaller authenticates HTTP basic credentials the way the platform's
-// registry login and git over HTTP do: CIUsername with a CI job token, or a
-// user's name with one of their active personal access tokens or their
-// password. A blocked user, an unknown name or a wrong secret gives false.
+// registry login and git over HTTP do, trying in the platform's order
+// (lib/gitlab/auth.rb find_for_git_client, gitlabhq @1f75a144 and master:
+// build_access_token_check, then personal_access_token_check, then
+// user_with_password_for_git):
+//   - CIUsername with the secret of a running job's token;
+//   - an active personal access token under ANY user name: the platform's
+//     personal_access_token_check looks the token up by its secret alone and
+//     never reads the login, so `oauth2:<token>` (Renovate, glab),
+//     `gitlab-ci-token:<token>` (semantic-release) and `<anyone>:<token>` all
+//     act as the token's owner;
+//   - a user's name with their password.
+//
+// A blocked user, an unknown name or a wrong secret gives false.
 func (d *Data) BasicCaller(username, secret string) (BasicCaller, bool) {
 	if secret == "" {
 		return BasicCaller{}, false
 	}
 	if username == CIUsername {
-		jt := d.JobTokenBySecret(secret)
-		if jt == nil {
-			return BasicCaller{}, false
+		// Not a job token: the platform goes on to the other checks.
+		if jt := d.JobTokenBySecret(secret); jt != nil {
+			u := d.User(jt.UserID)
+			if u == nil || !u.Active() {
+				return BasicCaller{}, false
+			}
+			return BasicCaller{User: u, JobToken: jt}, true
 		}
-		u := d.User(jt.UserID)
-		if u == nil || !u.Active() {
-			return BasicCaller{}, false
-		}
-		return BasicCaller{User: u, JobToken: jt}, true
 	}
-	u := d.UserByUsername(username)
-	if u == nil || !u.Active() {
+	if t := d.TokenBySecret(secret); t != nil && t.Active(d.Now()) {
+		if u := d.User(t.UserID); u != nil && u.Active() {
+			return BasicCaller{User: u, Token: t}, true
+		}
 		return BasicCaller{}, false
 	}
-	if t := d.TokenBySecret(secret); t != nil {
-		if t.UserID != u.ID || !t.Active(d.Now()) {
-			return BasicCaller{}, false
-		}
-		return BasicCaller{User: u, Token: t}, true
-	}
-	if u.CheckPassword(secret) {
+	if u := d.UserByUsername(username); u != nil && u.Active() && u.CheckPassword(secret) {
 		return BasicCaller{User: u, Password: true}, true
 	}
 	return BasicCaller{}, false
