@@ -24,7 +24,7 @@ const gitRealm = `Basic realm="v4cert git"`
 // (clone, fetch) needs what reading code needs — anyone who sees a public or
 // internal project, Reporter in a private one; pushing needs Developer on a
 // project that is not archived. Credentials are HTTP basic, as
-// store.BasicCaller reads them: a personal access token (read_repository or
+// store.GitCaller reads them: a personal access token (read_repository or
 // write_repository, or api) under any user name (`oauth2` included), a
 // user's name with the password, or gitlab-ci-token with a running CI job's
 // token (reads of its own project only, never a push). After a push, what
@@ -51,7 +51,7 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 		var caller store.BasicCaller
 		if user, secret, given := r.BasicAuth(); given {
 			var ok bool
-			if caller, ok = d.BasicCaller(user, secret); !ok {
+			if caller, ok = d.GitCaller(user, secret); !ok {
 				challenge = true
 				return unauthorized()
 			}

@@ -23,9 +23,8 @@ type TokenJSON struct {
 }
 
 // serveToken implements GET {auth_url}/jwt/auth (rules registry.native.auth.*).
-// Basic credentials are a personal access token under any user name, a
-// user's name with the password, or gitlab-ci-token with a CI job token
-// (store.BasicCaller, the platform's find_for_git_client); none is an anonymous
+// Basic credentials are a user's name with a personal access token or the
+// password, or gitlab-ci-token with a CI job token; none is an anonymous
 // caller. Like the platform it grants, of each asked scope, the actions the
 // caller holds, and the registry refuses what was not granted.
 func (r *Registry) serveToken(w http.ResponseWriter, req *http.Request) {
