@@ -13,7 +13,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node clients-python clients-python-if-available
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -28,7 +28,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit race corpus clients-js-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
+test: vet unit race corpus clients-js-if-node clients-python-if-available suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -70,6 +70,30 @@ NODE20 := node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 :
 clients-js-if-node:
 	@if $(NODE20); then $(MAKE) --no-print-directory clients-js; \
 	else echo "clients-js: SKIPPED, Node 20+ and npm are not on PATH (install them and run make clients-js)"; fi
+
+# python-gitlab as Debian packages it: the library (python3-gitlab) and its CLI
+# (gitlab-cli, /usr/bin/python-gitlab), for the system's Python 3. Debian's
+# packages go to /usr/bin/python3's path, which a python3 earlier on PATH
+# (pyenv, a virtualenv) does not see: PYGITLAB is the first of the two that
+# imports gitlab.
+PYGITLAB_FIND := for p in /usr/bin/python3 python3; do $$p -c 'import gitlab' 2>/dev/null && { command -v $$p; exit 0; }; done; exit 1
+PYGITLAB_APT  := python3-gitlab gitlab-cli
+
+clients-python: build ## the platform's Python client (python-gitlab, library and CLI, from Debian's python3-gitlab and gitlab-cli) against `v4cert serve`
+	@py=$$($(PYGITLAB_FIND)) || { echo "clients-python: needs python-gitlab (apt-get install $(PYGITLAB_APT))"; exit 1; }; \
+	V4CERT_BIN=$(abspath $(BIN)) $$py -m unittest -v reference/clients/python/test_python_gitlab.py
+
+# python-gitlab is not among what a fresh clone needs either: make test runs it
+# where it is installed, installs it where it can (root, with apt-get), and
+# says so where neither.
+clients-python-if-available:
+	@if ! ($(PYGITLAB_FIND)) >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "clients-python: installing $(PYGITLAB_APT) with apt-get"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PYGITLAB_APT) >/dev/null || \
+		{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PYGITLAB_APT) >/dev/null; } || true; \
+	fi
+	@if ($(PYGITLAB_FIND)) >/dev/null; then $(MAKE) --no-print-directory clients-python; \
+	else echo "clients-python: SKIPPED, python-gitlab is not installed and cannot be (install $(PYGITLAB_APT) and run make clients-python)"; fi
 
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out

@@ -36,6 +36,12 @@ type IssueJSON struct {
 	CreatedAt      string         `json:"created_at"`
 	UpdatedAt      string         `json:"updated_at"`
 	WebURL         string         `json:"web_url"`
+	// IssueType and Type are the platform's work item type, twice
+	// (lib/api/entities/issue_basic.rb: `expose :issue_type` and `expose
+	// :issue_type, as: :type, format_with: :upcase`); the reference makes
+	// plain issues only. glab reads issue_type.
+	IssueType string `json:"issue_type"`
+	Type      string `json:"type"`
 }
 
 func (v *view) issue(i *store.Issue) IssueJSON {
@@ -47,7 +53,8 @@ func (v *view) issue(i *store.Issue) IssueJSON {
 		Labels: v.d.LabelNames(i.ProjectID, i.LabelIDs), Milestone: v.milestone(v.d.MilestoneOf(i.ProjectID, i.MilestoneID)),
 		Assignees: v.userRefs(i.AssigneeIDs), Upvotes: up, Downvotes: down, UserNotesCount: v.d.UserNotesCount(on),
 		DueDate: datePtr(i.DueDate), CreatedAt: ts(i.CreatedAt),
-		UpdatedAt: ts(i.UpdatedAt), WebURL: fmt.Sprintf("%s/%s/-/issues/%d", v.base, v.d.ProjectFullPath(p), i.IID)}
+		UpdatedAt: ts(i.UpdatedAt), WebURL: fmt.Sprintf("%s/%s/-/issues/%d", v.base, v.d.ProjectFullPath(p), i.IID),
+		IssueType: "issue", Type: "ISSUE"}
 	if len(j.Assignees) > 0 {
 		j.Assignee = &j.Assignees[0]
 	}

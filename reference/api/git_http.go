@@ -23,10 +23,12 @@ const gitRealm = `Basic realm="v4cert git"`
 // serveGitHTTP serves one smart HTTP request for project fullPath: reading
 // (clone, fetch) needs what reading code needs — anyone who sees a public or
 // internal project, Reporter in a private one; pushing needs Developer on a
-// project that is not archived. Credentials are HTTP basic: a user's name
-// with a personal access token (read_repository or write_repository, or api)
-// or the password, or gitlab-ci-token with a CI job token (reads of its own
-// project). After a push, what moved goes to RefsMoved.
+// project that is not archived. Credentials are HTTP basic, as
+// store.GitCaller reads them: a personal access token (read_repository or
+// write_repository, or api) under any user name (`oauth2` included), a
+// user's name with the password, or gitlab-ci-token with a running CI job's
+// token (reads of its own project only, never a push). After a push, what
+// moved goes to RefsMoved.
 func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, path string) {
 	push := path == "git-receive-pack" || (path == "info/refs" && r.URL.Query().Get("service") == "git-receive-pack")
 	method := http.MethodPost
@@ -49,7 +51,7 @@ func (s *Server) serveGitHTTP(w http.ResponseWriter, r *http.Request, fullPath, 
 		var caller store.BasicCaller
 		if user, secret, given := r.BasicAuth(); given {
 			var ok bool
-			if caller, ok = d.BasicCaller(user, secret); !ok {
+			if caller, ok = d.GitCaller(user, secret); !ok {
 				challenge = true
 				return unauthorized()
 			}

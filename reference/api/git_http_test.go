@@ -166,3 +166,71 @@ func TestGitHTTPPermissions(t *testing.T) {
 		t.Errorf("pushed to an archived project:\n%s", out)
 	}
 }
+
+// The platform looks a personal access token up by its secret alone
+// (lib/gitlab/auth.rb personal_access_token_check never reads the login), so
+// git clones with the token under any user name — `oauth2` as Renovate and
+// glab send it, `gitlab-ci-token` as semantic-release does, or a name that
+// is nobody's — and acts as the token's owner. `gitlab-ci-token` with a
+// running job's token clones the job's own project and nothing else, never
+// pushes, and stops working when the job finishes.
+func TestGitHTTPCredentialForms(t *testing.T) {
+	a := newAPI(t)
+	id, _ := a.project("forms")
+	a.must(200, "PUT", fmt.Sprintf("/projects/%d", id), map[string]any{"visibility": "private"})
+	other, _ := a.project("other")
+	a.must(200, "PUT", fmt.Sprintf("/projects/%d", other), map[string]any{"visibility": "private"})
+	dev := a.gitUser("dev", "write_repository")
+	a.must(201, "POST", fmt.Sprintf("/projects/%d/members", id), map[string]any{"user_id": 2, "access_level": 30})
+	work := t.TempDir()
+
+	for i, login := range []string{"oauth2", "gitlab-ci-token", "nobody-at-all", "root"} {
+		dir := fmt.Sprintf("c%d", i)
+		mustGit(t, work, "clone", "-q", a.remote(login, dev, "root/forms"), dir)
+		// The token's owner pushes, whatever the login said: dev is a Developer.
+		mustGit(t, filepath.Join(work, dir), "commit", "-q", "--allow-empty", "-m", "as "+login)
+		mustGit(t, filepath.Join(work, dir), "push", "-q", "origin", "HEAD:"+login)
+		c := a.must(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/%s", id, login), nil)
+		if c["title"] != "as "+login {
+			t.Errorf("pushed as %s: %v", login, c)
+		}
+		// ...and reads only what dev may: not root's other private project.
+		if out, err := gitCLI(t, work, "clone", "-q", a.remote(login, dev, "root/other"), dir+"-other"); err == nil {
+			t.Errorf("%s:<dev's token> cloned a project dev is not a member of:\n%s", login, out)
+		}
+	}
+	// A wrong secret under oauth2 is refused, and so is a user's password
+	// under a name that is not theirs.
+	for _, cred := range [][2]string{{"oauth2", "glpat-nothing"}, {"oauth2", "pass-dev"}, {"root", "pass-dev"}} {
+		if out, err := gitCLI(t, work, "clone", "-q", a.remote(cred[0], cred[1], "root/forms"), "bad"); err == nil {
+			t.Errorf("%s:%s cloned:\n%s", cred[0], cred[1], out)
+		}
+	}
+
+	// A running job's token under gitlab-ci-token.
+	a.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/.gitlab-ci.yml", id),
+		map[string]any{"branch": "main", "content": "test:\n  script: [\"true\"]\n", "commit_message": "CI"})
+	runner := a.must(201, "POST", "/user/runners", map[string]any{"runner_type": "project_type", "project_id": id})
+	a.must(201, "POST", fmt.Sprintf("/projects/%d/pipeline", id), map[string]any{"ref": "main"})
+	job := a.must(201, "POST", "/jobs/request", map[string]any{"token": runner["token"], "info": map[string]any{"version": "17.5.1"}})
+	jobToken, _ := job["token"].(string)
+	if jobToken == "" {
+		t.Fatalf("no job handed out: %v", job)
+	}
+	mustGit(t, work, "clone", "-q", a.remote("gitlab-ci-token", jobToken, "root/forms"), "job")
+	if out, err := gitCLI(t, work, "clone", "-q", a.remote("gitlab-ci-token", jobToken, "root/other"), "job-other"); err == nil {
+		t.Errorf("a job token cloned another project:\n%s", out)
+	}
+	if out, err := gitCLI(t, work, "clone", "-q", a.remote("oauth2", jobToken, "root/forms"), "job-oauth2"); err == nil {
+		t.Errorf("a job token under oauth2 cloned:\n%s", out)
+	}
+	dir := filepath.Join(work, "job")
+	mustGit(t, dir, "commit", "-q", "--allow-empty", "-m", "from the job")
+	if out, err := gitCLI(t, dir, "push", "origin", "HEAD:from-job"); err == nil || !strings.Contains(out, "403") {
+		t.Errorf("a job token pushed: %v\n%s", err, out)
+	}
+	a.must(200, "PUT", fmt.Sprintf("/jobs/%v", job["id"]), map[string]any{"token": jobToken, "state": "success"})
+	if out, err := gitCLI(t, work, "clone", "-q", a.remote("gitlab-ci-token", jobToken, "root/forms"), "job-done"); err == nil {
+		t.Errorf("the token of a finished job cloned:\n%s", out)
+	}
+}

@@ -1,11 +1,16 @@
 package api
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
 
 	"v4cert/reference/access"
+	"v4cert/reference/git"
 	"v4cert/reference/store"
 )
 
@@ -182,20 +187,143 @@ func sortProjects(ps []*store.Project, field, dir string) {
 
 // getProject implements the platform's GET /projects/:id (provisioning).
 func (s *Server) getProject(c *Ctx) error {
-	var out ProjectJSON
+	var out ProjectDetailJSON
+	var readCode bool
 	err := s.store.Read(func(d *store.Data) error {
 		p, err := c.projectOf(d, "id")
 		if err != nil {
 			return err
 		}
-		out = c.view(d).project(p)
+		out.ProjectJSON = c.view(d).project(p)
+		if c.Caller != nil {
+			out.Permissions = projectPermissions(d, c.Caller, p)
+		}
+		readCode = p.Visibility != "private" || c.projectRole(d, p) >= readCodeLevel
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	if readCode {
+		url, err := s.readmeURL(c.R.Context(), out.ID, out.DefaultBranch, out.WebURL)
+		if err != nil {
+			return err
+		}
+		out.ReadmeURL = url
+	}
 	return c.JSON(http.StatusOK, out)
 }
+
+// ProjectDetailJSON is GET /projects/:id as the platform answers it, beyond
+// the spec's fields: readme_url for a caller who may read the code
+// (lib/api/entities/basic_project_details.rb, `with_options if:
+// user_has_access_to_project_repository?`), and permissions for an
+// authenticated caller (lib/api/projects.rb `get ":id"` presents
+// Entities::ProjectWithAccess when there is a current_user). glab shows the
+// README through readme_url; semantic-release reads permissions.
+type ProjectDetailJSON struct {
+	ProjectJSON
+	// ReadmeURL is absent for a caller who may not read the code and null
+	// where there is no README: a nil *string held in the interface is not
+	// empty to omitempty and encodes as null.
+	ReadmeURL   any                 `json:"readme_url,omitempty"`
+	Permissions *ProjectPermissions `json:"permissions,omitempty"`
+}
+
+// ProjectPermissions is the platform's permissions object
+// (lib/api/entities/project_with_access.rb): the caller's direct membership
+// of the project, and their highest direct membership of the project's
+// group or its ancestors (Group#highest_group_member); either is null.
+type ProjectPermissions struct {
+	ProjectAccess *MemberAccessJSON `json:"project_access"`
+	GroupAccess   *MemberAccessJSON `json:"group_access"`
+}
+
+// MemberAccessJSON is Entities::MemberAccess: the access level and the
+// notification level, the integer of NotificationSetting.levels; members
+// here keep the default setting, global (3).
+type MemberAccessJSON struct {
+	AccessLevel       int `json:"access_level"`
+	NotificationLevel int `json:"notification_level"`
+}
+
+// notificationGlobal is NotificationSetting.levels[:global], every member's
+// default (app/models/notification_setting.rb: disabled 0, participating 1,
+// watch 2, global 3, mention 4, custom 5).
+const notificationGlobal = 3
+
+func projectPermissions(d *store.Data, u *store.User, p *store.Project) *ProjectPermissions {
+	out := &ProjectPermissions{}
+	if m := d.DirectMember(store.SourceProject, p.ID, u.ID); m != nil {
+		out.ProjectAccess = &MemberAccessJSON{AccessLevel: int(m.Access), NotificationLevel: notificationGlobal}
+	}
+	if g := d.Group(p.NamespaceID); g != nil {
+		var best *store.Member
+		for _, a := range append([]*store.Group{g}, d.Ancestors(g)...) {
+			if m := d.DirectMember(store.SourceGroup, a.ID, u.ID); m != nil && (best == nil || m.Access > best.Access) {
+				best = m
+			}
+		}
+		if best != nil {
+			out.GroupAccess = &MemberAccessJSON{AccessLevel: int(best.Access), NotificationLevel: notificationGlobal}
+		}
+	}
+	return out
+}
+
+// readmeURL is Project#readme_url: the blob URL of the README at the root
+// of the default branch, or nil. Like the platform's Tree#readme_path, a
+// README (FileDetector: a name starting "readme", any case) in a markup
+// format comes before a plain one (README alone or .txt); a README of
+// another kind is none.
+func (s *Server) readmeURL(ctx context.Context, projectID int, branch *string, webURL string) (*string, error) {
+	if branch == nil {
+		return nil, nil
+	}
+	repo, err := s.repos.Get(projectID)
+	if err != nil {
+		return nil, asError(gitError(err, "Repository"), "Repository")
+	}
+	head, err := repo.Branch(ctx, *branch)
+	if errors.Is(err, git.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, asError(gitError(err, "Repository"), "Repository")
+	}
+	commit, err := repo.Commit(ctx, head)
+	if err != nil {
+		return nil, asError(gitError(err, "Repository"), "Repository")
+	}
+	entries, err := repo.Tree(ctx, commit.Tree)
+	if err != nil {
+		return nil, asError(gitError(err, "Repository"), "Repository")
+	}
+	var markup, plain string
+	for _, e := range entries {
+		if e.Type != "blob" || !strings.HasPrefix(strings.ToLower(e.Name), "readme") {
+			continue
+		}
+		ext := strings.ToLower(strings.TrimPrefix(path.Ext(e.Name), "."))
+		switch {
+		case markup == "" && readmeMarkup[ext]:
+			markup = e.Name
+		case plain == "" && (ext == "txt" || strings.EqualFold(e.Name, "readme")):
+			plain = e.Name
+		}
+	}
+	name := cmp.Or(markup, plain)
+	if name == "" {
+		return nil, nil
+	}
+	url := webURL + "/-/blob/" + *branch + "/" + name
+	return &url, nil
+}
+
+// readmeMarkup are the extensions the platform previews (lib/gitlab/markup_helper.rb
+// markup?, gitlabhq @013260e0: markdown, asciidoc and the github-markup formats).
+var readmeMarkup = map[string]bool{"md": true, "markdown": true, "mdown": true, "mkd": true, "mkdn": true,
+	"adoc": true, "ad": true, "asciidoc": true, "rdoc": true, "textile": true, "org": true, "creole": true,
+	"wiki": true, "mediawiki": true, "rst": true}
 
 // editProject implements the platform's PUT /projects/:id (provisioning); the
 // spec's PUT /projects/:id/ lands on the same logic with the registry issue.

@@ -441,3 +441,38 @@ func TestRefusedWritesChangeNothing(t *testing.T) {
 	}
 	fsckClean(t, r)
 }
+
+// Wherever the platform resolves a ref it takes any revision git resolves
+// (Gitaly's FindCommit): Renovate reads its config with ref=HEAD.
+func TestRevisionsWhereRefsResolve(t *testing.T) {
+	a := newAPI(t)
+	id, _ := a.project("revs")
+	first := a.must(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/main", id), nil)["id"]
+	a.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/renovate.json", id),
+		map[string]any{"branch": "main", "content": "{}\n", "commit_message": "Add renovate.json"})
+	head := a.must(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/main", id), nil)["id"]
+
+	f := a.must(200, "GET", fmt.Sprintf("/projects/%d/repository/files/renovate.json?ref=HEAD", id), nil)
+	if f["commit_id"] != head || f["ref"] != "HEAD" {
+		t.Errorf("file at HEAD: %v", f)
+	}
+	if st, b := a.do("GET", fmt.Sprintf("/projects/%d/repository/files/renovate.json/raw?ref=HEAD", id), nil); st != 200 || string(b) != "{}\n" {
+		t.Errorf("raw at HEAD: %d %q", st, b)
+	}
+	if st, _ := a.do("GET", fmt.Sprintf("/projects/%d/repository/files/renovate.json?ref=%s", id, url.QueryEscape("HEAD~1")), nil); st != 404 {
+		t.Errorf("the file one commit before it was added: %d", st)
+	}
+	if c := a.must(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/%s", id, url.PathEscape("HEAD~1")), nil); c["id"] != first {
+		t.Errorf("commit HEAD~1: %v, want %v", c["id"], first)
+	}
+	if log := a.apiLog(id, "HEAD"); len(log) != 2 || log[0]["id"] != head {
+		t.Errorf("commits?ref_name=HEAD: %v", log)
+	}
+	if log := a.apiLog(id, "HEAD~1..HEAD"); len(log) != 1 || log[0]["id"] != head {
+		t.Errorf("commits?ref_name=HEAD~1..HEAD: %v", log)
+	}
+	// What the platform refuses before asking git stays not found.
+	if st, _ := a.do("GET", fmt.Sprintf("/projects/%d/repository/files/renovate.json?ref=%s", id, url.QueryEscape("main:renovate.json")), nil); st != 404 {
+		t.Errorf("ref with a colon: %d", st)
+	}
+}

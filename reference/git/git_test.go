@@ -376,3 +376,27 @@ func TestTrailersAgreeWithGit(t *testing.T) {
 		}
 	}
 }
+
+// Resolve answers what git resolves to a commit beyond branch, tag and SHA,
+// as the platform's Gitaly does (HEAD, ancestry, full ref names, short SHAs),
+// and refuses what the platform refuses before asking git (':', white space).
+func TestResolveRevisions(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	c1 := commit(t, r, "main", "one\n", create("a", "1"))
+	c2 := commit(t, r, "main", "two\n", create("b", "2"))
+	if err := r.CreateTag(ctx, "v1", c1, "release one", sig); err != nil {
+		t.Fatal(err)
+	}
+	for rev, want := range map[string]Oid{"HEAD": c2, "main": c2, "HEAD~1": c1, "main^": c1, "refs/heads/main": c2,
+		"v1^{}": c1, "refs/tags/v1": c1, string(c2[:5]): c2, strings.ToUpper(string(c2)): c2} {
+		if got, err := r.Resolve(ctx, rev); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %s %v, want %s", rev, got, err, want)
+		}
+	}
+	for _, rev := range []string{"main:a", "HEAD~9", "HEAD ", "main\tx", "-p", "nothing", "HEAD~1\x00", string(c2[:3])} {
+		if got, err := r.Resolve(ctx, rev); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Resolve(%q) = %s %v, want not found", rev, got, err)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Oid is a full object name (40 hexadecimal digits).
@@ -471,7 +472,13 @@ func (r *Repo) SetHead(ctx context.Context, branch string) error {
 }
 
 // Resolve finds the commit a user-supplied revision names: a branch, then a
-// tag, then a full or abbreviated (7+ digits) commit SHA.
+// tag, then a full or abbreviated (7+ digits) commit SHA, then any other
+// revision git resolves to a commit (HEAD, main~2, v1^, refs/heads/main...).
+// The platform hands a ref to Gitaly's FindCommit, which resolves it as
+// `git rev-parse <rev>^{commit}` does, after refusing a revision that starts
+// with '-' or holds ':', NUL or white space (lib/gitlab/git/commit.rb
+// Commit.find and Commit.valid?, gitlabhq @0211553b); Renovate reads
+// renovate.json with ref=HEAD.
 func (r *Repo) Resolve(ctx context.Context, rev string) (Oid, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", ErrNotFound
@@ -487,7 +494,10 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (Oid, error) {
 	if len(rev) >= 7 && len(rev) <= 40 && isHex(strings.ToLower(rev)) {
 		return r.peel(ctx, strings.ToLower(rev))
 	}
-	return "", ErrNotFound
+	if strings.ContainsAny(rev, ":\x00") || strings.IndexFunc(rev, unicode.IsSpace) >= 0 {
+		return "", ErrNotFound
+	}
+	return r.peel(ctx, rev)
 }
 
 // Ref is a branch or tag.

@@ -471,36 +471,59 @@ type BasicCaller struct {
 	Password bool      // the user's password was the secret
 }
 
-// BasicCaller authenticates HTTP basic credentials the way the platform's
-// registry login and git over HTTP do: CIUsername with a CI job token, or a
-// user's name with one of their active personal access tokens or their
-// password. A blocked user, an unknown name or a wrong secret gives false.
+// GitCaller authenticates the HTTP basic credentials of git over HTTP the
+// way the platform does, trying in its order (lib/gitlab/auth.rb
+// find_for_git_client, gitlabhq @1f75a144 and master:
+// build_access_token_check, then personal_access_token_check, then
+// user_with_password_for_git):
+//   - CIUsername with the secret of a running job's token;
+//   - an active personal access token under ANY user name: the platform's
+//     personal_access_token_check looks the token up by its secret alone and
+//     never reads the login, so `oauth2:<token>` (Renovate, glab),
+//     `gitlab-ci-token:<token>` (semantic-release) and `<anyone>:<token>` all
+//     act as the token's owner;
+//   - a user's name with their password.
+//
+// A blocked user, an unknown name or a wrong secret gives false.
+func (d *Data) GitCaller(username, secret string) (BasicCaller, bool) {
+	return d.basicCaller(username, secret, true)
+}
+
+// BasicCaller authenticates the HTTP basic credentials of a registry login:
+// CIUsername with a CI job token, or a user's name with one of their active
+// personal access tokens or their password. Unlike GitCaller a token must be
+// the named user's: rule registry.native.auth.2 reads a user's name with
+// another user's token as wrong credentials (the platform's JwtController
+// also goes through find_for_git_client, and would not).
 func (d *Data) BasicCaller(username, secret string) (BasicCaller, bool) {
+	return d.basicCaller(username, secret, false)
+}
+
+func (d *Data) basicCaller(username, secret string, tokenUnderAnyName bool) (BasicCaller, bool) {
 	if secret == "" {
 		return BasicCaller{}, false
 	}
 	if username == CIUsername {
-		jt := d.JobTokenBySecret(secret)
-		if jt == nil {
+		if jt := d.JobTokenBySecret(secret); jt != nil {
+			u := d.User(jt.UserID)
+			if u == nil || !u.Active() {
+				return BasicCaller{}, false
+			}
+			return BasicCaller{User: u, JobToken: jt}, true
+		}
+		if !tokenUnderAnyName {
 			return BasicCaller{}, false
 		}
-		u := d.User(jt.UserID)
-		if u == nil || !u.Active() {
-			return BasicCaller{}, false
-		}
-		return BasicCaller{User: u, JobToken: jt}, true
+		// Not a job token: the platform goes on to the other checks.
 	}
-	u := d.UserByUsername(username)
-	if u == nil || !u.Active() {
-		return BasicCaller{}, false
-	}
-	if t := d.TokenBySecret(secret); t != nil {
-		if t.UserID != u.ID || !t.Active(d.Now()) {
+	if t := d.TokenBySecret(secret); t != nil && t.Active(d.Now()) {
+		u := d.User(t.UserID)
+		if u == nil || !u.Active() || (!tokenUnderAnyName && u.Username != username) {
 			return BasicCaller{}, false
 		}
 		return BasicCaller{User: u, Token: t}, true
 	}
-	if u.CheckPassword(secret) {
+	if u := d.UserByUsername(username); u != nil && u.Active() && u.CheckPassword(secret) {
 		return BasicCaller{User: u, Password: true}, true
 	}
 	return BasicCaller{}, false
