@@ -99,7 +99,9 @@ var _ = Describe("Authentication", Label("area:auth"), func() {
 					"adding a member needs Maintainer or Owner; a member at level %d is refused", lv)
 			}
 			Expect(addMember(ctx, api.Anonymous(), w, newcomer)).To(HaveStatus(http.StatusUnauthorized))
-			members := func() []int { return api.Get(ctx, fmt.Sprintf("/groups/%d/members", w.Group.ID), Q("per_page", 100)).IDs() }
+			members := func() []int {
+				return api.Get(ctx, fmt.Sprintf("/groups/%d/members", w.Group.ID), Q("per_page", 100)).IDs()
+			}
 			Expect(members()).NotTo(ContainElement(newcomer.ID), "the refused calls added nobody")
 			if r := addMember(ctx, w.Members[MaintainerLevel].Client, w, newcomer); r.Status != http.StatusCreated {
 				Expect(r).To(HaveStatus(http.StatusForbidden), "a Maintainer is let through or refused, as on the platform")
