@@ -431,9 +431,19 @@ func (s *Server) listBulkImportFailures(c *Ctx) error {
 func (s *Server) cancelBulkImport(c *Ctx) error {
 	var out BulkImportJSON
 	err := s.store.Write(func(d *store.Data) error {
-		b, err := c.bulkImportOf(d)
+		// As on the platform (gitlabhq/gitlabhq lib/api/bulk_imports.rb,
+		// cancel): any existing import is found, then its creator or an
+		// administrator may cancel it and anyone else gets 403.
+		id, err := c.PathInt("id", "Not found")
 		if err != nil {
-			return err
+			return notFoundPlain()
+		}
+		b := d.BulkImport(id)
+		if b == nil {
+			return notFoundPlain()
+		}
+		if b.UserID != c.Caller.ID && !c.Admin() {
+			return forbidden()
 		}
 		d.SetBulkImportStatus(b, "canceled")
 		out = bulkImportJSON(b)

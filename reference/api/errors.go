@@ -94,6 +94,15 @@ func methodNotAllowed(allow string) *Error {
 	return e
 }
 
+// apiV3Gone is the platform's answer to any path under /api/v3: its
+// error! with a string renders {"error": ...}.
+func apiV3Gone() *Error {
+	const msg = "API V3 is no longer supported. Use API V4 instead."
+	e := errorf(http.StatusGone, "410 Gone - %s", msg)
+	e.Body["error"] = msg
+	return e
+}
+
 func uriTooLong() *Error { return errorf(http.StatusRequestURITooLong, "414 Request-URI Too Large") }
 
 func tooManyRequests(retry int) *Error {

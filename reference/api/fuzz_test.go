@@ -161,7 +161,10 @@ func fuzzRequest(t *testing.T, method, path, rawQuery, contentType string, body 
 
 	res := w.Result()
 	exchange := method + " " + target + " → " + res.Status + "\n" + w.Body.String()
-	if !knownStatuses[res.StatusCode] {
+	// 410 is outside the table; the reference answers it, as the platform
+	// does, under the removed /api/v3 only (errors.paths.3).
+	gone := res.StatusCode == http.StatusGone && strings.HasPrefix(r.URL.EscapedPath(), "/api/v3/")
+	if !knownStatuses[res.StatusCode] && !gone {
 		t.Fatalf("status the spec does not know:\n%s", exchange)
 	}
 	if res.StatusCode >= 400 {

@@ -339,10 +339,16 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 	})
 }
 
-// tokenJob is the job of the presented job token; any other credential is
-// the 401 of Authentication rule 8 (rules jobs.current.2, jobs.allowed_agents.2).
+// tokenJob is the job of the presented job token (rules jobs.current.2,
+// jobs.allowed_agents.2). Without credentials the answer is 401; a caller
+// signed in with another credential passes authentication and, as on the
+// platform, finds no job: 404 (gitlabhq/gitlabhq lib/api/ci/jobs.rb,
+// validate_current_authenticated_job: not_found!('Job')).
 func (c *Ctx) tokenJob(d *store.Data) (*store.Job, error) {
 	if c.JobToken == nil {
+		if c.Caller != nil {
+			return nil, notFound("Job")
+		}
 		return nil, unauthorized()
 	}
 	j := d.Job(c.JobToken.JobID)

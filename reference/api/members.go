@@ -34,8 +34,11 @@ func (c *Ctx) sourceOf(d *store.Data, t store.SourceType) (*source, error) {
 }
 
 // createMember implements the platform's POST /groups/:id/members and
-// /projects/:id/members (provisioning): Maintainers add members up to their
-// own role, Owners any role.
+// /projects/:id/members (provisioning). As on the platform, only Owners
+// manage a group's members (admin_group_member is an Owner ability in
+// gitlabhq/gitlabhq app/policies/group_policy.rb; lib/api/members.rb calls
+// authorize_admin_source_member!); in a project Maintainers add members up
+// to their own role, Owners any role.
 func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 	userID := c.In().IntOr("user_id", 0)
 	lv, err := c.accessLevel("access_level")
@@ -52,7 +55,7 @@ func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 		if err != nil {
 			return err
 		}
-		if src.Role < access.Maintainer || (*lv > src.Role && src.Role < access.Owner) {
+		if (t == store.SourceGroup && src.Role < access.Owner) || src.Role < access.Maintainer || (*lv > src.Role && src.Role < access.Owner) {
 			return forbidden()
 		}
 		u := d.User(userID)

@@ -327,8 +327,9 @@ func (s *Server) deleteMergeRequest(c *Ctx) error {
 // mergeMergeRequest implements PUT /projects/:id/merge_requests/:merge_request_iid/merge
 // (provisioning; rules merge_requests.merge.*). The merge request is locked
 // while git works, so nothing else changes its state meanwhile; the answers
-// are the platform's: 401 without the right to merge, 405 when it cannot
-// merge now, 409 when sha is not the source head, 422 when writing fails.
+// are the spec's 403 without the right to merge (the platform's 401 is a
+// recorded divergence), and the platform's 405 when it cannot merge now,
+// 409 when sha is not the source head, 422 when writing fails.
 func (s *Server) mergeMergeRequest(c *Ctx) error {
 	in := c.In()
 	mergeMsg, squashMsg := in.String("merge_commit_message"), in.String("squash_commit_message")
@@ -352,7 +353,11 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 			return err
 		}
 		if !canMerge(d, c.Caller, p) {
-			return unauthorized()
+			// Authentication 8: insufficient permission answers 403. The
+			// platform answers 401 here (unauthorized! unless
+			// can_be_merged_by?), a divergence the rulebook records
+			// (merge_requests.merge.8).
+			return forbidden()
 		}
 		if mr.State != store.MROpened || mr.Draft() || d.Blocked(mr) || mr.Check.BranchMissing ||
 			(mr.ApprovalsBeforeMerge != nil && len(mr.ApprovedBy) < *mr.ApprovalsBeforeMerge) {

@@ -181,6 +181,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGitHTTP(w, r, fullPath, service)
 		return
 	}
+	// The platform answers every path of the removed version 3 with 410
+	// (gitlabhq/gitlabhq lib/api/api.rb: version 'v3' { route :any, '*path'
+	// { error!(..., 410) } }); the spec names no status for it (errors.paths.3).
+	if strings.HasPrefix(r.URL.EscapedPath(), "/api/v3/") {
+		writeError(w, apiV3Gone())
+		return
+	}
 	// The mux would redirect an unclean path (//, /./, /../) or one missing
 	// the trailing slash of a {$} pattern; the spec knows no such redirect,
 	// and such a path names no endpoint.
@@ -188,19 +195,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, routeNotFound())
 		return
 	}
-	h, pattern := s.mux.Handler(r)
+	_, pattern := s.mux.Handler(r)
 	if strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(r.URL.EscapedPath(), "/") {
 		writeError(w, routeNotFound())
 		return
 	}
 	if pattern == "" {
-		// The mux answers 404 or 405 itself; ask it which, then answer in JSON.
-		probe := &statusProbe{header: http.Header{}}
-		h.ServeHTTP(probe, r)
-		if probe.status == http.StatusMethodNotAllowed {
-			writeError(w, methodNotAllowed(probe.header.Get("Allow")))
-			return
-		}
+		// No endpoint has this method and path, whether or not another
+		// method has the path: the platform's catch-all route :any '*path'
+		// answers both with 404 before Grape's router would answer 405
+		// (gitlabhq/gitlabhq lib/api/api.rb; ruby-grape/grape
+		// lib/grape/router.rb, transaction: a '*' route wins over the
+		// method-not-allowed neighbour). The spec's 405 row names no such
+		// case (errors.paths.2).
 		writeError(w, routeNotFound())
 		return
 	}
@@ -220,15 +227,6 @@ func isCleanPath(p string) bool {
 	}
 	return c == p
 }
-
-type statusProbe struct {
-	header http.Header
-	status int
-}
-
-func (p *statusProbe) Header() http.Header         { return p.header }
-func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
-func (p *statusProbe) WriteHeader(status int)      { p.status = status }
 
 func clientKey(r *http.Request) string {
 	if t := r.Header.Get("PRIVATE-TOKEN"); t != "" {

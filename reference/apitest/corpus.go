@@ -245,7 +245,9 @@ func (w *World) pastLimits() []Probe {
 }
 
 // unroutable are paths and methods that name no endpoint (Endpoints
-// convention 2; Errors 404, 405, 414).
+// convention 2; Errors 404, 414). As on the platform, a removed version
+// answers 410 and a known path with a method it lacks reaches the catch-all
+// 404 (errors.paths.2 and .3).
 func (w *World) unroutable() []Probe {
 	var out []Probe
 	add := func(what, method, target string, want int) {
@@ -260,9 +262,9 @@ func (w *World) unroutable() []Probe {
 	add("an unknown project", "DELETE", "/api/v4/projects/999999", http.StatusNotFound)
 	add("a project id past int64", "DELETE", "/api/v4/projects/99999999999999999999999", http.StatusNotFound)
 	add("a negative user id", "DELETE", "/api/v4/users/-1", http.StatusNotFound)
-	add("an older API version", "DELETE", fmt.Sprintf("/api/v3/projects/%d", w.Project.ID), http.StatusNotFound)
-	add("PATCH on a user", "PATCH", fmt.Sprintf("/api/v4/users/%d", w.Users["alice"]), http.StatusMethodNotAllowed)
-	add("DELETE on the user list", "DELETE", "/api/v4/users", http.StatusMethodNotAllowed)
+	add("an older API version", "DELETE", fmt.Sprintf("/api/v3/projects/%d", w.Project.ID), http.StatusGone)
+	add("PATCH on a user", "PATCH", fmt.Sprintf("/api/v4/users/%d", w.Users["alice"]), http.StatusNotFound)
+	add("DELETE on the user list", "DELETE", "/api/v4/users", http.StatusNotFound)
 	add("a 9,000-byte query on a DELETE", "DELETE", fmt.Sprintf("/api/v4/projects/%d?x=%s", w.Project.ID, strings.Repeat("q", 9000)), http.StatusRequestURITooLong)
 	return out
 }
