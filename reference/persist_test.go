@@ -355,7 +355,9 @@ func TestRoundTripThroughDataDir(t *testing.T) {
 	before := sweep(c, paths)
 	var notOK []string
 	for k, a := range before {
-		if a.Status != 200 && !(strings.HasPrefix(k, "GET /job") && a.Status == 401) {
+		// The job endpoints need a live job token: a personal token names no
+		// job, which the platform answers 404 (jobs.current.2).
+		if a.Status != 200 && !(strings.HasPrefix(k, "GET /job") && (a.Status == 401 || a.Status == 404)) {
 			notOK = append(notOK, fmt.Sprintf("%s: %d %s", k, a.Status, a.Body))
 		}
 		if !bytes.Equal(first[k].Body, a.Body) {
