@@ -33,6 +33,9 @@ type CertifyConfig struct {
 	Target      string        // base URL of the implementation, with or without /api/v4
 	Token       string        // personal access token of an administrator
 	LabelFilter string        // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
+	// Profile is what the rules are judged by: reports.ProfileSpec (the
+	// default, "") or reports.ProfilePlatform (SpecOrPlatform).
+	Profile string
 	Focus       []string      // rule ID patterns (* and ?): only specs of matching rules
 	Skip        []string      // rule ID patterns: no spec of a matching rule
 	Shard       reports.Shard // the part of the specs to run; zero for all
@@ -234,7 +237,7 @@ func Certify(cfg CertifyConfig) reports.Report {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Minute
 	}
-	run := reports.Run{Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter,
+	run := reports.Run{Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter, Profile: cfg.Profile,
 		ViaProxy: cfg.ViaProxy, RerunOf: cfg.RerunOf, Started: started, Secrets: []string{cfg.Token}}
 	if cfg.Shard.Total > 1 {
 		sh := cfg.Shard
@@ -601,7 +604,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 	var cmds []*exec.Cmd
 	for p := 1; p <= procs; p++ {
 		wc := workerConfig{Proc: p, Total: host.Total(), Host: host.Address(), Target: cfg.Target, Token: cfg.Token,
-			LabelFilter: c.filter, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
+			LabelFilter: c.filter, Profile: cfg.Profile, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
 			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard, RateLimit: cfg.RateLimit, Retry429: cfg.Retry429}
 		raw, _ := json.Marshal(wc)
 		cmd := exec.Command(exe, WorkerCommand)
