@@ -2,8 +2,10 @@ package suites
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -46,8 +48,16 @@ func SpecOrPlatform(ruleID string, spec, platform func()) {
 	if specs.Default().Rule(ruleID).Divergence() == "" {
 		Fail(fmt.Sprintf("SpecOrPlatform(%q): the rulebook records no known platform divergence (platform.diverges) for this rule", ruleID))
 	}
-	if !slices.Contains(CurrentSpecReport().Labels(), "rule:"+ruleID) {
+	labels := CurrentSpecReport().Labels()
+	if !slices.Contains(labels, "rule:"+ruleID) {
 		Fail(fmt.Sprintf("SpecOrPlatform(%q) in a spec not labelled rule:%s", ruleID, ruleID))
+	}
+	// A spec passed as the platform passes every rule it is labelled with:
+	// it may check no other rule, or that rule would pass unchecked.
+	for _, l := range labels {
+		if id, ok := strings.CutPrefix(l, "rule:"); ok && id != ruleID {
+			Fail(fmt.Sprintf("SpecOrPlatform(%q) in a spec that also checks %s, which the platform's behaviour would pass unchecked", ruleID, id))
+		}
 	}
 	if InterceptGomegaFailure(spec) == nil {
 		return
@@ -59,4 +69,18 @@ func SpecOrPlatform(ruleID string, spec, platform func()) {
 		}
 	}
 	spec() // fails again, as the spec's text says, this time for real
+}
+
+// expectUnpaginated is the platform's behaviour for the lists it does not
+// paginate (integrations.list.3, package_protection_rules.list.2,
+// runners.managers.2: `present ...` without paginate): whatever page and
+// per_page ask, the answer is the whole list, got equal to want in any
+// order, and carries no pagination header.
+func expectUnpaginated(r *Response, got, want any) {
+	GinkgoHelper()
+	Expect(r).To(HaveStatus(http.StatusOK))
+	Expect(got).To(ConsistOf(want), "the whole list, whatever page and per_page ask")
+	for _, h := range specs.PaginationHeaders {
+		Expect(r.Header).NotTo(HaveKey(h), "an unpaginated list sends no pagination header")
+	}
 }
