@@ -30,24 +30,24 @@ import (
 
 // CertifyConfig says which implementation to certify and how.
 type CertifyConfig struct {
-	Target      string        // base URL of the implementation, with or without /api/v4
-	Token       string        // personal access token of an administrator
-	LabelFilter string        // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
+	Target      string // base URL of the implementation, with or without /api/v4
+	Token       string // personal access token of an administrator
+	LabelFilter string // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
 	// Profile is what the rules are judged by: reports.ProfileSpec (the
 	// default, "") or reports.ProfilePlatform (SpecOrPlatform).
-	Profile string
-	Focus       []string      // rule ID patterns (* and ?): only specs of matching rules
-	Skip        []string      // rule ID patterns: no spec of a matching rule
-	Shard       reports.Shard // the part of the specs to run; zero for all
-	Procs       int           // worker processes; 0 chooses for the target (DefaultProcs)
-	Seed        int64         // seed of the spec order, recorded in the report
-	Timeout     time.Duration // for the whole run; 0 means 30 minutes
-	FailFast    bool          // stop at the first rule that fails or errors
-	ViaProxy    bool          // route the suites' traffic through the validating proxy
-	RerunOf     string        // the report.json whose failed rules this run repeats
-	Version     string        // v4cert's version, recorded in the report
-	Progress    io.Writer     // a line per finished spec; nil for none
-	Verbose     bool          // progress lines carry whole failure messages
+	Profile  string
+	Focus    []string      // rule ID patterns (* and ?): only specs of matching rules
+	Skip     []string      // rule ID patterns: no spec of a matching rule
+	Shard    reports.Shard // the part of the specs to run; zero for all
+	Procs    int           // worker processes; 0 chooses for the target (DefaultProcs)
+	Seed     int64         // seed of the spec order, recorded in the report
+	Timeout  time.Duration // for the whole run; 0 means 30 minutes
+	FailFast bool          // stop at the first rule that fails or errors
+	ViaProxy bool          // route the suites' traffic through the validating proxy
+	RerunOf  string        // the report.json whose failed rules this run repeats
+	Version  string        // v4cert's version, recorded in the report
+	Progress io.Writer     // a line per finished spec; nil for none
+	Verbose  bool          // progress lines carry whole failure messages
 	// RateLimit is the target's rate limit, requests per second per client
 	// (V4CERT_RATE_LIMIT for the workers); 0 leaves the environment's.
 	RateLimit int
