@@ -150,3 +150,22 @@ func TestProfileSpecIsTheDefault(t *testing.T) {
 		t.Errorf("profile %q, headline %q", r.Profile, r.Headline())
 	}
 }
+
+// TestProxyFindingsKeepTheirLabel: a proxy finding under a class-3 rule
+// shows its label in JUnit's text and summary.md's table.
+func TestProxyFindingsKeepTheirLabel(t *testing.T) {
+	b, err := specs.Load(fstest.MapFS{"things.yaml": {Data: []byte(divergentBook)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := b.Rule("things.list.2").Divergence()
+	v := Violation{Index: 1, Severity: "error", Endpoint: "things.list", Rule: "things.list.2", Expected: "an empty last page",
+		Seen: "a full page without Link", Method: "GET", URL: "http://t/api/v4/things", Status: 200, Divergence: label}
+	r := Build(b, types.Report{}, Run{Target: "http://t", ViaProxy: true, Proxy: &ProxyRun{Violations: []Violation{v}}})
+	if line := violationLine(v); !strings.HasSuffix(line, "("+label+")") {
+		t.Errorf("junit line %q", line)
+	}
+	if md := Markdown(r, "report.html"); !strings.Contains(md, label) {
+		t.Errorf("summary.md lacks the label:\n%s", md)
+	}
+}

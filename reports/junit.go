@@ -220,8 +220,12 @@ func violationLine(v Violation) string {
 	if where == "" {
 		where = v.Schema
 	}
-	return fmt.Sprintf("#%d %s %s %s → %d [%s] %s: expected %s, seen %s", v.Index, v.Severity, v.Method, v.URL, v.Status,
+	line := fmt.Sprintf("#%d %s %s %s → %d [%s] %s: expected %s, seen %s", v.Index, v.Severity, v.Method, v.URL, v.Status,
 		v.Endpoint, where, v.Expected, v.Seen)
+	if v.Divergence != "" {
+		line += " (" + v.Divergence + ")"
+	}
+	return line
 }
 
 // xmlSafe drops characters XML 1.0 cannot carry (bodies may hold any byte).

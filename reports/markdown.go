@@ -390,7 +390,7 @@ func mdProxy(p *ProxyRun) string {
 			}
 			x := g.Example
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", g.Severity, g.Count, g.Endpoint, cell(g.Where),
-				cell(g.Expected), cell(g.Seen), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
+				cell(g.Expected), cell(seenWithLabel(g)), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
 		}
 		b.WriteString("\n")
 	}
@@ -489,4 +489,13 @@ func statusList(m map[string]int) string {
 		return "—"
 	}
 	return strings.Join(parts, " ")
+}
+
+// seenWithLabel is what a group of proxy findings saw, with the label of a
+// known platform divergence when the rule is one.
+func seenWithLabel(g ViolationGroup) string {
+	if g.Example.Divergence != "" {
+		return g.Seen + " (" + g.Example.Divergence + ")"
+	}
+	return g.Seen
 }

@@ -503,6 +503,8 @@ type Violation struct {
 	URL      string `json:"url"`
 	Status   int    `json:"status"`
 	Spec     string `json:"spec,omitempty"` // the spec whose traffic showed it, when known
+	// Divergence labels a finding under a class-3 rule (proxy.Violation).
+	Divergence string `json:"divergence,omitempty"`
 }
 
 // ProxySummary mirrors the proxy's summary (proxy.Summary).

@@ -209,7 +209,7 @@ func (w *workerState) startProxy(target string) error {
 func reportViolation(v proxy.Violation) reports.Violation {
 	return reports.Violation{Index: v.Index, Severity: string(v.Severity), Endpoint: v.Endpoint, Rule: v.Rule,
 		Schema: v.Schema, Pointer: v.Pointer, Expected: v.Expected, Seen: v.Seen, Method: v.Method, URL: v.URL,
-		Status: v.Status}
+		Status: v.Status, Divergence: v.Divergence}
 }
 
 // maxExchangeBody bounds each body kept for a report.
