@@ -117,6 +117,9 @@ func (c *Checker) Inspect(ex *Exchange) (*specs.Endpoint, []Violation) {
 			}
 		}
 	}
+	for i := range r.vs {
+		r.vs[i].Divergence = c.book.Rule(r.vs[i].Rule).Divergence()
+	}
 	return e, r.vs
 }
 
@@ -328,6 +331,9 @@ func (t *Tally) Add(e *specs.Endpoint, status int, vs []Violation) {
 		switch v.Severity {
 		case SeverityError:
 			s.Errors++
+			if v.Divergence != "" {
+				s.Divergences++
+			}
 		case SeverityWarning:
 			s.Warnings++
 		case SeverityInfo:
@@ -395,6 +401,9 @@ func Format(v Violation) string {
 		b.WriteString(" at " + v.Pointer)
 	}
 	fmt.Fprintf(&b, " expected %s; seen %s", v.Expected, v.Seen)
+	if v.Divergence != "" {
+		b.WriteString(" (" + v.Divergence + ")")
+	}
 	return b.String()
 }
 
@@ -403,6 +412,9 @@ func Format(v Violation) string {
 func FormatSummary(s Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d exchanges: %d errors, %d warnings, %d information, %d to endpoints the rulebook does not know\n", s.Exchanges, s.Errors, s.Warnings, s.Info, s.Unknown)
+	if s.Divergences > 0 {
+		fmt.Fprintf(&b, "%d of the errors are known platform divergences: the platform itself answers so (the label on each says what it does and where that is written)\n", s.Divergences)
+	}
 	if s.Harness > 0 {
 		fmt.Fprintf(&b, "%d harness errors: v4cert's own checks disagreed; the verdict cannot be trusted (please report them)\n", s.Harness)
 	}

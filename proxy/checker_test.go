@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"v4cert/specs"
 )
 
 func userEntry(id int) string {
@@ -331,5 +333,41 @@ func TestCheckerDeprecatedFieldWarnsOncePerPage(t *testing.T) {
 	_, _, notes := fast.validate(name, true, body)
 	if len(notes) != 1 || notes[0].Pointer != "/0/tag_list" {
 		t.Fatalf("notes %+v", notes)
+	}
+}
+
+// TestCheckerDivergenceLabel: a finding under a class-3 rule carries the
+// rulebook's label (what the platform itself does, and where that was
+// read), in the JSON line and in the printed line; other findings do not.
+// A full last keyset page without Link is what the platform's cursor pager
+// sends (limits.pagination.4), an error still, and labelled.
+func TestCheckerDivergenceLabel(t *testing.T) {
+	c := NewChecker(nil)
+	q := "pagination=keyset&per_page=2&order_by=id&sort=asc"
+	ex := &Exchange{Method: "GET", URL: "http://x/api/v4/users?" + q, Path: "/api/v4/users", RawQuery: q, Status: 200,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(usersPage(2))}
+	want := specs.Default().Rule("limits.pagination.4").Divergence()
+	var labelled int
+	for _, v := range c.Check(ex) {
+		if v.Rule == "limits.pagination.4" && v.Severity == SeverityError {
+			labelled++
+			if v.Divergence != want || want == "" {
+				t.Errorf("divergence %q, want %q", v.Divergence, want)
+			}
+			if line := Format(v); !strings.HasSuffix(line, "("+want+")") {
+				t.Errorf("printed without its label: %s", line)
+			}
+		} else if v.Divergence != "" {
+			t.Errorf("%s finding labelled: %+v", v.Rule, v)
+		}
+	}
+	if labelled != 1 {
+		t.Errorf("%d findings under limits.pagination.4, want 1", labelled)
+	}
+	// Under a rule that agrees with the platform, no label.
+	for _, v := range c.Check(offsetPage("per_page=2", pageOpts{page: 1, per: 2, total: 3}, 3)) {
+		if v.Divergence != "" {
+			t.Errorf("%s finding labelled: %s", v.Rule, v.Divergence)
+		}
 	}
 }

@@ -38,6 +38,10 @@ type Violation struct {
 	Method   string   `json:"method"`
 	URL      string   `json:"url"` // secrets redacted
 	Status   int      `json:"status"`
+	// Divergence labels a finding under a class-3 rule (specs.Rule.Divergence):
+	// the platform the spec describes itself does this. The finding stays
+	// what it is; the label tells the reader the platform does the same.
+	Divergence string `json:"divergence,omitempty"`
 }
 
 // Coverage counts, per endpoint ID, the statuses the traffic showed.
@@ -45,15 +49,17 @@ type Coverage map[string]map[int]int
 
 // Summary is what the proxy prints and writes at exit.
 type Summary struct {
-	Exchanges  int      `json:"exchanges"`
-	Errors     int      `json:"errors"`
-	Warnings   int      `json:"warnings"`
-	Info       int      `json:"info,omitempty"`
-	Harness    int      `json:"harness_errors,omitempty"`
-	Unknown    int      `json:"unknown_endpoints"`
-	Coverage   Coverage `json:"coverage"`
-	Endpoints  int      `json:"endpoints_in_rulebook"`
-	CoveredEPs int      `json:"endpoints_covered"`
+	Exchanges int `json:"exchanges"`
+	Errors    int `json:"errors"`
+	// Divergences counts the errors under class-3 rules (labelled, part of Errors).
+	Divergences int      `json:"divergences,omitempty"`
+	Warnings    int      `json:"warnings"`
+	Info        int      `json:"info,omitempty"`
+	Harness     int      `json:"harness_errors,omitempty"`
+	Unknown     int      `json:"unknown_endpoints"`
+	Coverage    Coverage `json:"coverage"`
+	Endpoints   int      `json:"endpoints_in_rulebook"`
+	CoveredEPs  int      `json:"endpoints_covered"`
 	// Uncovered lists the rulebook's endpoints (provisioning ones aside)
 	// the traffic never reached.
 	Uncovered []string `json:"endpoints_uncovered,omitempty"`

@@ -20,11 +20,13 @@ type Run struct {
 	Version     string
 	Seed        int64
 	LabelFilter string
-	Shard       *Shard
-	ViaProxy    bool
-	RerunOf     string
-	Started     time.Time
-	Duration    time.Duration
+	// Profile is what the rules are judged by (ProfileSpec when empty).
+	Profile  string
+	Shard    *Shard
+	ViaProxy bool
+	RerunOf  string
+	Started  time.Time
+	Duration time.Duration
 	// Secrets are values to hide wherever they appear (the administrator token).
 	Secrets []string
 	// Coverage counts, per endpoint ID, the statuses of requests no spec's
@@ -80,6 +82,7 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 		Rulebook:     Rulebook{Digest: book.Digest, Rules: len(book.Rules), Endpoints: len(book.Endpoints)},
 		Seed:         run.Seed,
 		LabelFilter:  run.LabelFilter,
+		Profile:      run.Profile,
 		Shard:        run.Shard,
 		ViaProxy:     run.ViaProxy,
 		RerunOf:      run.RerunOf,
@@ -91,6 +94,9 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	}
 	if rep.Version == "" {
 		rep.Version = "dev"
+	}
+	if rep.Profile == "" {
+		rep.Profile = ProfileSpec
 	}
 	if run.Shard != nil && run.Shard.Total <= 1 {
 		rep.Shard = nil
@@ -146,7 +152,10 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 			}
 			j.spec.Text = p.Spec.FullText()
 		}
+		asPlatform := platformRules(ran[specKey(p.Spec)])
 		for _, id := range ruleIDs(p.Spec) {
+			j := j
+			j.spec.AsPlatform = p.Excluded == "" && asPlatform[id]
 			if book.Rule(id) == nil {
 				unknown[id] = true
 				continue
@@ -204,6 +213,7 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 		switch {
 		case len(r.Specs) > 0:
 			r.Status, r.Reason = aggregateSpecs(r.Specs)
+			r.judgeDivergence(divergenceOf(br))
 		case excluded[br.ID] == ExcludedByShard:
 			r.Status, r.Filtered, r.Reason = StatusSkipped, true, "runs in another shard"
 		case excluded[br.ID] != "":
@@ -213,6 +223,9 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 			r.Status, r.Reason = StatusSkipped, unrun.spec.Reason
 		default:
 			r.Status, r.Reason = StatusNotCovered, "no spec checks this rule"
+		}
+		if r.Divergence == nil {
+			r.judgeDivergence(divergenceOf(br))
 		}
 		rep.Rules = append(rep.Rules, r)
 		rep.Counts.add(r)
@@ -650,6 +663,42 @@ func HarnessEntry(s types.SpecReport) (Harness, time.Time, bool) {
 		}
 	}
 	return Harness{}, time.Time{}, false
+}
+
+// divergenceOf is the rulebook's record of a class-3 rule; nil for the others.
+func divergenceOf(r *specs.Rule) *Divergence {
+	label := r.Divergence()
+	if label == "" {
+		return nil
+	}
+	return &Divergence{Does: r.Platform.Does, Source: r.Platform.Source, Label: label}
+}
+
+// platformRules are the rules under which the spec saw the target do what
+// the platform does (its EntryPlatform report entries).
+func platformRules(s types.SpecReport) map[string]bool {
+	var out map[string]bool
+	for _, e := range s.ReportEntries {
+		if e.Name != EntryPlatform {
+			continue
+		}
+		var pe PlatformEntry
+		switch v := e.Value.GetRawValue().(type) {
+		case PlatformEntry:
+			pe = v
+		case *PlatformEntry:
+			pe = *v
+		default:
+			if json.Unmarshal([]byte(e.Value.AsJSON), &pe) != nil {
+				continue
+			}
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[pe.Rule] = true
+	}
+	return out
 }
 
 // harnessOf reads the spec's EntryHarness, if its failure is the harness's.

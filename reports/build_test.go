@@ -194,7 +194,7 @@ func TestLabelFilterSkipsAndConformance(t *testing.T) {
 	if r.Counts.Filtered != 13 || r.Counts.Skipped != 13 || r.Counts.Judged() != 2 {
 		t.Errorf("counts %+v", r.Counts)
 	}
-	if got := r.Headline(); got != "CONFORMANT on 2 of 15 rules" {
+	if got := r.Headline(); got != "CONFORMANT on 2 of 15 rules (profile spec)" {
 		t.Errorf("headline %q", got)
 	}
 }

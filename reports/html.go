@@ -25,8 +25,13 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return string(r.Status)
 	},
 	"ruleLabel": func(r Rule) string {
-		if r.Filtered {
+		switch {
+		case r.Filtered:
 			return "not selected"
+		case r.Divergence != nil && r.Status == StatusFail:
+			return "fail: known platform divergence"
+		case r.Divergence != nil && r.Divergence.AsPlatform && r.Status == StatusPass:
+			return "pass as the platform"
 		}
 		return r.Status.Label()
 	},

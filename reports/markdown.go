@@ -64,6 +64,16 @@ func Markdown(r Report, html string) string {
 		}
 		sections = append(sections, mdSection{parts: parts, ids: ruleIDsOf(rules)})
 	}
+	if r.Counts.AsPlatform > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "## Passed as the platform does (%d)\n\nUnder profile %s these known platform divergences passed because the target did what the platform does, not what the spec says.\n\n", r.Counts.AsPlatform, r.Profile)
+		for _, rule := range r.Rules {
+			if rule.Status == StatusPass && rule.Divergence != nil && rule.Divergence.AsPlatform {
+				fmt.Fprintf(&b, "- `%s` — %s\n", rule.ID, htmlEscape(rule.Note()))
+			}
+		}
+		sections = append(sections, mdSection{text: b.String() + "\n", more: "Rules passed as the platform does: see report.html."})
+	}
 	if rules := rulesWith(r, StatusSkipped); len(rules) > 0 {
 		sections = append(sections, mdSection{text: mdSkipped(rules), more: "Skipped rules: see report.html."})
 	}
@@ -241,6 +251,7 @@ func mdRun(r Report) string {
 	fmt.Fprintf(&b, "| Rulebook | `%s` (%d rules, %d endpoints) |\n", r.Rulebook.Digest, r.Rulebook.Rules, r.Rulebook.Endpoints)
 	fmt.Fprintf(&b, "| v4cert | %s |\n", cell(r.Version))
 	fmt.Fprintf(&b, "| Seed | %d |\n", r.Seed)
+	fmt.Fprintf(&b, "| Profile | %s |\n", r.Profile)
 	fmt.Fprintf(&b, "| Label filter | %s |\n", orNone(ReadableFilter(r.LabelFilter), "(none: every rule)"))
 	if r.Shard != nil {
 		fmt.Fprintf(&b, "| Shard | %s (merge the shards with `v4cert report merge`) |\n", r.Shard)
@@ -281,6 +292,11 @@ func mdFailure(rule Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<a id=\"fail-%s\"></a>\n### `%s` — %s\n\n", anchor(rule.ID), rule.ID, rule.Says)
 	fmt.Fprintf(&b, "Spec section: %s  \nEndpoint: %s\n\n", rule.Source, orNone(rule.Endpoint, "—"))
+	if note := rule.Note(); note != "" {
+		// A class-3 rule: the spec's text fails, and the platform itself
+		// does otherwise; the reader should know before reading the failure.
+		fmt.Fprintf(&b, "**%s**\n\n", htmlEscape(note))
+	}
 	for _, f := range rule.Failures {
 		fmt.Fprintf(&b, "**%s** (%s", f.Spec, f.Kind)
 		if f.Location != "" {
@@ -374,7 +390,7 @@ func mdProxy(p *ProxyRun) string {
 			}
 			x := g.Example
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", g.Severity, g.Count, g.Endpoint, cell(g.Where),
-				cell(g.Expected), cell(g.Seen), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
+				cell(g.Expected), cell(seenWithLabel(g)), cell(fmt.Sprintf("#%d %s %s → %d %s", x.Index, x.Method, x.URL, x.Status, x.Spec)))
 		}
 		b.WriteString("\n")
 	}
@@ -473,4 +489,13 @@ func statusList(m map[string]int) string {
 		return "—"
 	}
 	return strings.Join(parts, " ")
+}
+
+// seenWithLabel is what a group of proxy findings saw, with the label of a
+// known platform divergence when the rule is one.
+func seenWithLabel(g ViolationGroup) string {
+	if g.Example.Divergence != "" {
+		return g.Seen + " (" + g.Example.Divergence + ")"
+	}
+	return g.Seen
 }

@@ -35,6 +35,7 @@ func Merge(parts []*Report, names []string) (Report, error) {
 			{"v4cert version", first.Version, p.Version},
 			{"seed", fmt.Sprint(first.Seed), fmt.Sprint(p.Seed)},
 			{"label filter", first.LabelFilter, p.LabelFilter},
+			{"profile", first.Profile, p.Profile},
 			{"--via-proxy", fmt.Sprint(first.ViaProxy), fmt.Sprint(p.ViaProxy)},
 			{"number of shards", fmt.Sprint(first.Shard.Total), fmt.Sprint(p.Shard.Total)},
 		} {
@@ -82,7 +83,7 @@ func Merge(parts []*Report, names []string) (Report, error) {
 	}
 
 	out := Report{Format: Format, Target: first.Target, Version: first.Version, Rulebook: first.Rulebook,
-		Seed: first.Seed, LabelFilter: first.LabelFilter, MergedShards: total, ViaProxy: first.ViaProxy,
+		Seed: first.Seed, LabelFilter: first.LabelFilter, Profile: first.Profile, MergedShards: total, ViaProxy: first.ViaProxy,
 		RerunOf: first.RerunOf, Started: first.Started, Rules: []Rule{}, SuiteErrors: []Failure{}, UnknownRules: []string{}}
 	unknown := map[string]bool{}
 	for _, p := range ordered {
@@ -123,6 +124,7 @@ func Merge(parts []*Report, names []string) (Report, error) {
 		default:
 			r.Status, r.Filtered, r.Reason = StatusSkipped, true, "filtered out by the label filter"
 		}
+		r.judgeDivergence(r0.Divergence)
 		out.Rules = append(out.Rules, r)
 		out.Counts.add(r)
 		j, ok := areaIndex[r.Area]

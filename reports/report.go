@@ -18,6 +18,16 @@ import (
 // only when a field changes meaning or disappears.
 const Format = "v4cert-report/1"
 
+// Profiles a run is judged by (certify --profile). Under ProfileSpec every
+// rule holds the target to the spec's text. Under ProfilePlatform a rule
+// the rulebook marks as a known platform divergence (class 3) also passes
+// when the target does what the platform does, where its spec declares that
+// behaviour (suites.SpecOrPlatform); the report says which way it passed.
+const (
+	ProfileSpec     = "spec"
+	ProfilePlatform = "platform"
+)
+
 // Status is the one outcome a rule ends in.
 type Status string
 
@@ -54,6 +64,8 @@ const (
 type Report struct {
 	Format  string `json:"format"`
 	Verdict string `json:"verdict"`
+	// Profile is what the rules were judged by: ProfileSpec or ProfilePlatform.
+	Profile string `json:"profile"`
 	Cause   string `json:"cause,omitempty"` // why NOT RUN or INCOMPLETE, in one line
 	// AllSkipped: the run completed and every rule it selected was skipped
 	// (the verdict is NOT RUN: nothing was judged; Cause gives the reasons).
@@ -110,6 +122,12 @@ type Counts struct {
 	// Filtered counts the skipped rules the run did not select (label
 	// filter, --focus, --skip, another shard); they are part of Skipped.
 	Filtered int `json:"filtered"`
+	// Divergent counts the failed rules that are known platform divergences
+	// (class 3); they are part of Fail.
+	Divergent int `json:"divergent,omitempty"`
+	// AsPlatform counts the rules that passed as the platform does, not as
+	// the spec says (profile platform); they are part of Pass.
+	AsPlatform int `json:"as_platform,omitempty"`
 }
 
 // Judged is the number of rules the run gave a verdict on: passed or
@@ -122,6 +140,14 @@ func (c *Counts) add(r Rule) {
 	c.Add(r.Status)
 	if r.Filtered {
 		c.Filtered++
+	}
+	if r.Divergence != nil {
+		switch {
+		case r.Status == StatusFail:
+			c.Divergent++
+		case r.Status == StatusPass && r.Divergence.AsPlatform:
+			c.AsPlatform++
+		}
 	}
 }
 
@@ -166,6 +192,12 @@ func (c Counts) String() string {
 	if c.Filtered > 0 {
 		s += fmt.Sprintf(", %d not selected", c.Filtered)
 	}
+	if c.AsPlatform > 0 {
+		s += fmt.Sprintf("; %d passed as the platform does", c.AsPlatform)
+	}
+	if c.Divergent > 0 {
+		s += fmt.Sprintf("; %d of the failures known platform divergences", c.Divergent)
+	}
 	return s
 }
 
@@ -199,8 +231,10 @@ func ReadableFilter(f string) string {
 }
 
 // Headline is the verdict as the first line of every rendering says it:
-// "CONFORMANT", "CONFORMANT on 22 of 489 rules" when fewer rules were
-// judged (passed or failed) than the rulebook has, "NOT RUN: <cause>".
+// "CONFORMANT (profile spec)", "CONFORMANT on 22 of 489 rules (profile
+// spec)" when fewer rules were judged (passed or failed) than the rulebook
+// has, "NOT RUN: <cause>". A verdict names the profile it was reached by:
+// the same target may be CONFORMANT by one and not by the other.
 func (r Report) Headline() string {
 	switch r.Verdict {
 	case VerdictNotRun, VerdictIncomplete:
@@ -209,10 +243,14 @@ func (r Report) Headline() string {
 		}
 		return r.Verdict
 	}
+	h := r.Verdict
 	if n := r.Counts.Judged(); n < r.Counts.Total {
-		return fmt.Sprintf("%s on %d of %d rules", r.Verdict, n, r.Counts.Total)
+		h = fmt.Sprintf("%s on %d of %d rules", r.Verdict, n, r.Counts.Total)
 	}
-	return r.Verdict
+	if r.Profile != "" {
+		h += " (profile " + r.Profile + ")"
+	}
+	return h
 }
 
 // TargetDown is when the target stopped answering during a run, and how.
@@ -241,6 +279,10 @@ type Rule struct {
 	Source   string `json:"source"`
 	Paid     bool   `json:"paid,omitempty"`
 	Status   Status `json:"status"`
+	// Divergence is present on a rule the rulebook marks as a known platform
+	// divergence (class 3): what the platform does instead of what the rule
+	// says, and whether the target was seen doing it.
+	Divergence *Divergence `json:"divergence,omitempty"`
 	// Filtered: skipped because the run did not select the rule's specs.
 	Filtered bool      `json:"filtered,omitempty"`
 	Reason   string    `json:"reason,omitempty"` // why skipped or errored; which specs failed
@@ -248,10 +290,81 @@ type Rule struct {
 	Failures []Failure `json:"failures"`
 }
 
+// Divergence is a class-3 rule's known platform divergence, as the
+// rulebook records it (specs.Platform).
+type Divergence struct {
+	Does   string `json:"does"`
+	Source string `json:"source"`
+	// Label is how every rendering writes it beside a failure:
+	// "known platform divergence: the platform does this: <does> (<source>)".
+	Label string `json:"label"`
+	// AsPlatform: on a passed rule, a spec passed because the target did
+	// what the platform does (profile platform); on a failed rule, every
+	// failing spec saw the target do what the platform does, so the failure
+	// is the divergence and nothing else. Absent when the suites declare no
+	// platform behaviour for the rule, or the target did not show it.
+	AsPlatform bool `json:"as_platform,omitempty"`
+}
+
+// Note is what the renderings write beside a class-3 rule's status: on a
+// failure, the divergence label (and whether the target was seen doing
+// what the platform does); on a pass the platform's behaviour earned,
+// which way it passed. "" for every other rule.
+func (r Rule) Note() string {
+	d := r.Divergence
+	if d == nil {
+		return ""
+	}
+	switch r.Status {
+	case StatusFail:
+		if d.AsPlatform {
+			return d.Label + "; the target answered as the platform does"
+		}
+		return d.Label
+	case StatusPass:
+		if d.AsPlatform {
+			return "passed as the platform does, not as the spec says: " + d.Does + " (" + d.Source + ")"
+		}
+	}
+	return ""
+}
+
+// judgeDivergence sets the rule's Divergence from the rulebook's record
+// and its specs, once its status is known.
+func (r *Rule) judgeDivergence(d *Divergence) {
+	if d == nil {
+		r.Divergence = nil
+		return
+	}
+	dd := Divergence{Does: d.Does, Source: d.Source, Label: d.Label}
+	switch r.Status {
+	case StatusPass:
+		for _, s := range r.Specs {
+			dd.AsPlatform = dd.AsPlatform || s.Status == StatusPass && s.AsPlatform
+		}
+	case StatusFail:
+		dd.AsPlatform = true
+		for _, s := range r.Specs {
+			if s.Status == StatusFail && !s.AsPlatform {
+				dd.AsPlatform = false
+			}
+		}
+	}
+	r.Divergence = &dd
+	if r.Status == StatusPass && dd.AsPlatform {
+		r.Reason = "passed as the platform does"
+	}
+}
+
 // Spec is one Ginkgo spec that checks a rule.
 type Spec struct {
-	Text        string  `json:"text"`
-	Status      Status  `json:"status"`
+	Text   string `json:"text"`
+	Status Status `json:"status"`
+	// AsPlatform: the target did what the platform does where the rule's
+	// spec says otherwise (a report entry EntryPlatform of the spec): the
+	// spec passed by it under profile platform, or failed under profile
+	// spec with the platform's behaviour seen.
+	AsPlatform  bool    `json:"as_platform,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
 	DurationSec float64 `json:"duration_seconds"`
 }
@@ -309,7 +422,16 @@ const (
 	EntryCoverage   = "v4cert.coverage"   // map[endpoint ID]map[status]count of the spec's own requests
 	EntryViolations = "v4cert.violations" // []Violation the proxy found in the spec's traffic
 	EntryHarness    = "v4cert.harness"    // a Harness: the failure is the harness's, not the target's
+	EntryPlatform   = "v4cert.platform"   // a PlatformEntry: the target did what the platform does under a class-3 rule
 )
+
+// PlatformEntry marks a spec in which the target did what the platform does
+// under a class-3 rule, where the spec's text says otherwise: the suites
+// attach it (EntryPlatform) when the platform's behaviour the spec declares
+// held and the spec's own did not.
+type PlatformEntry struct {
+	Rule string `json:"rule"`
+}
 
 // Harness marks a spec's failure as the harness's own: the suites attach it
 // (EntryHarness) when an expectation about the world they were building
@@ -381,6 +503,8 @@ type Violation struct {
 	URL      string `json:"url"`
 	Status   int    `json:"status"`
 	Spec     string `json:"spec,omitempty"` // the spec whose traffic showed it, when known
+	// Divergence labels a finding under a class-3 rule (proxy.Violation).
+	Divergence string `json:"divergence,omitempty"`
 }
 
 // ProxySummary mirrors the proxy's summary (proxy.Summary).

@@ -34,7 +34,7 @@ func TestOnNOfMCountsOnlyTheJudgedRules(t *testing.T) {
 	}
 	r := Build(b, types.Report{SpecReports: sr}, Run{})
 	// 11 passed and 1 failed: 12 judged; the 2 errored and the skipped one were not.
-	if got, want := r.Headline(), "NOT CONFORMANT on 12 of 15 rules"; got != want {
+	if got, want := r.Headline(), "NOT CONFORMANT on 12 of 15 rules (profile spec)"; got != want {
 		t.Errorf("headline %q, want %q (%s)", got, want, r.Counts)
 	}
 	if r.Counts.Judged() != 12 {

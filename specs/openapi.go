@@ -93,7 +93,7 @@ func (b *Rulebook) OpenAPI(version string, schemaDocs map[string][]byte) ([]byte
 			"title":   "Development Platform REST API v4 (v4cert rulebook)",
 			"version": version,
 			"description": "Generated from the v4cert rulebook " + b.Digest + ". Each operationId is a rulebook endpoint ID; " +
-				"x-v4cert-rules lists the rules of each operation; provisioning operations (outside the certified surface) carry x-v4cert-provisioning: true.",
+				"x-v4cert-rules lists the rules of each operation, x-v4cert-platform what the platform does where each reviewed rule speaks (diverges: a known platform divergence from the spec's text); provisioning operations (outside the certified surface) carry x-v4cert-provisioning: true.",
 		},
 		"servers": []any{map[string]any{
 			"url":         "{base_url}",
@@ -323,11 +323,24 @@ func (b *Rulebook) operation(e *Endpoint, usedParams map[string]bool) map[string
 		op["requestBody"] = rb
 	}
 	var rules []string
+	platform := map[string]any{}
 	for _, r := range b.RulesOf(e.ID) {
 		rules = append(rules, r.ID)
+		if p := r.Platform; p != nil {
+			note := map[string]any{"does": p.Does, "source": p.Source}
+			if p.Diverges {
+				note["diverges"] = true
+			}
+			platform[r.ID] = note
+		}
 	}
 	if len(rules) > 0 {
 		op["x-v4cert-rules"] = rules
+	}
+	if len(platform) > 0 {
+		// What the platform does where each rule speaks, and whether it
+		// is a known divergence from the spec's text (docs/rulebook.md).
+		op["x-v4cert-platform"] = platform
 	}
 	if e.Provisioning {
 		op["x-v4cert-provisioning"] = true

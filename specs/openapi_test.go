@@ -173,3 +173,47 @@ func resolve(doc map[string]any, ref string) any {
 	}
 	return cur
 }
+
+// TestPlatformExport: every reviewed rule's platform note reaches its
+// operation, a class-3 rule's with diverges, so a reader of the export sees
+// why a rule says what it says.
+func TestPlatformExport(t *testing.T) {
+	ops := operations(exportDoc(t))
+	book := Default()
+	diverging := 0
+	for _, r := range book.Rules {
+		if r.Endpoint == "" || r.Platform == nil {
+			continue
+		}
+		notes, _ := ops[r.Endpoint].op["x-v4cert-platform"].(map[string]any)
+		note, _ := notes[r.ID].(map[string]any)
+		if note == nil {
+			t.Errorf("%s: no x-v4cert-platform note on %s", r.ID, r.Endpoint)
+			continue
+		}
+		if note["does"] != r.Platform.Does || note["source"] != r.Platform.Source {
+			t.Errorf("%s: note %v, want the rulebook's does and source", r.ID, note)
+		}
+		if d, _ := note["diverges"].(bool); d != r.Platform.Diverges {
+			t.Errorf("%s: diverges %v in the export, %v in the rulebook", r.ID, d, r.Platform.Diverges)
+		}
+		if r.Platform.Diverges {
+			diverging++
+		}
+	}
+	if diverging == 0 {
+		t.Error("no class-3 rule with an endpoint reached the export: bulk_imports.create.3 should")
+	}
+}
+
+func TestDivergenceLabel(t *testing.T) {
+	book := Default()
+	r := book.Rule("errors.missing.1")
+	got := r.Divergence()
+	if !strings.HasPrefix(got, DivergencePrefix+": the platform does this: ") || !strings.Contains(got, r.Platform.Does) || !strings.HasSuffix(got, "("+r.Platform.Source+")") {
+		t.Errorf("label %q", got)
+	}
+	if l := book.Rule("errors.validation.1").Divergence(); l != "" {
+		t.Errorf("a class-2 rule is labelled %q", l)
+	}
+}

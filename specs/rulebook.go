@@ -104,6 +104,22 @@ type Platform struct {
 	Diverges bool `yaml:"diverges,omitempty" json:"diverges,omitempty"`
 }
 
+// DivergencePrefix starts every label of a known platform divergence, so a
+// reader (and a grep) finds them in any report.
+const DivergencePrefix = "known platform divergence"
+
+// Divergence is how every report labels a finding or a failure under a
+// class-3 rule: what the platform itself does and where that was read. It
+// is "" for a rule that does not diverge. The label says only that the
+// platform does this, not that the target did: a failure under the rule is
+// still a failure of the spec's text.
+func (r *Rule) Divergence() string {
+	if r == nil || r.Platform == nil || !r.Platform.Diverges {
+		return ""
+	}
+	return DivergencePrefix + ": the platform does this: " + r.Platform.Does + " (" + r.Platform.Source + ")"
+}
+
 type areaFile struct {
 	Area      string     `yaml:"area"`
 	Endpoints []Endpoint `yaml:"endpoints"`

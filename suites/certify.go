@@ -30,21 +30,24 @@ import (
 
 // CertifyConfig says which implementation to certify and how.
 type CertifyConfig struct {
-	Target      string        // base URL of the implementation, with or without /api/v4
-	Token       string        // personal access token of an administrator
-	LabelFilter string        // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
-	Focus       []string      // rule ID patterns (* and ?): only specs of matching rules
-	Skip        []string      // rule ID patterns: no spec of a matching rule
-	Shard       reports.Shard // the part of the specs to run; zero for all
-	Procs       int           // worker processes; 0 chooses for the target (DefaultProcs)
-	Seed        int64         // seed of the spec order, recorded in the report
-	Timeout     time.Duration // for the whole run; 0 means 30 minutes
-	FailFast    bool          // stop at the first rule that fails or errors
-	ViaProxy    bool          // route the suites' traffic through the validating proxy
-	RerunOf     string        // the report.json whose failed rules this run repeats
-	Version     string        // v4cert's version, recorded in the report
-	Progress    io.Writer     // a line per finished spec; nil for none
-	Verbose     bool          // progress lines carry whole failure messages
+	Target      string // base URL of the implementation, with or without /api/v4
+	Token       string // personal access token of an administrator
+	LabelFilter string // Ginkgo label filter selecting the specs (e.g. "area:users && !paid")
+	// Profile is what the rules are judged by: reports.ProfileSpec (the
+	// default, "") or reports.ProfilePlatform (SpecOrPlatform).
+	Profile  string
+	Focus    []string      // rule ID patterns (* and ?): only specs of matching rules
+	Skip     []string      // rule ID patterns: no spec of a matching rule
+	Shard    reports.Shard // the part of the specs to run; zero for all
+	Procs    int           // worker processes; 0 chooses for the target (DefaultProcs)
+	Seed     int64         // seed of the spec order, recorded in the report
+	Timeout  time.Duration // for the whole run; 0 means 30 minutes
+	FailFast bool          // stop at the first rule that fails or errors
+	ViaProxy bool          // route the suites' traffic through the validating proxy
+	RerunOf  string        // the report.json whose failed rules this run repeats
+	Version  string        // v4cert's version, recorded in the report
+	Progress io.Writer     // a line per finished spec; nil for none
+	Verbose  bool          // progress lines carry whole failure messages
 	// RateLimit is the target's rate limit, requests per second per client
 	// (V4CERT_RATE_LIMIT for the workers); 0 leaves the environment's.
 	RateLimit int
@@ -234,7 +237,7 @@ func Certify(cfg CertifyConfig) reports.Report {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Minute
 	}
-	run := reports.Run{Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter,
+	run := reports.Run{Target: cfg.Target, Version: cfg.Version, Seed: cfg.Seed, LabelFilter: cfg.LabelFilter, Profile: cfg.Profile,
 		ViaProxy: cfg.ViaProxy, RerunOf: cfg.RerunOf, Started: started, Secrets: []string{cfg.Token}}
 	if cfg.Shard.Total > 1 {
 		sh := cfg.Shard
@@ -601,7 +604,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 	var cmds []*exec.Cmd
 	for p := 1; p <= procs; p++ {
 		wc := workerConfig{Proc: p, Total: host.Total(), Host: host.Address(), Target: cfg.Target, Token: cfg.Token,
-			LabelFilter: c.filter, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
+			LabelFilter: c.filter, Profile: cfg.Profile, Seed: cfg.Seed, Timeout: cfg.Timeout, FailFast: cfg.FailFast,
 			ViaProxy: cfg.ViaProxy, Shard: cfg.Shard, RateLimit: cfg.RateLimit, Retry429: cfg.Retry429}
 		raw, _ := json.Marshal(wc)
 		cmd := exec.Command(exe, WorkerCommand)

@@ -41,6 +41,7 @@ type workerConfig struct {
 	Target      string        `json:"target"`
 	Token       string        `json:"token"`
 	LabelFilter string        `json:"label_filter"`
+	Profile     string        `json:"profile,omitempty"`
 	Seed        int64         `json:"seed"`
 	Timeout     time.Duration `json:"timeout"`
 	FailFast    bool          `json:"fail_fast"`
@@ -85,6 +86,7 @@ func RunWorker() int {
 	os.Setenv("V4CERT_TARGET", cfg.Target)
 	os.Setenv("V4CERT_TOKEN", cfg.Token)
 	os.Setenv("V4CERT_NO_TRACE", "1")
+	os.Setenv(profileEnv, cfg.Profile)
 	if cfg.RateLimit > 0 {
 		os.Setenv("V4CERT_RATE_LIMIT", strconv.Itoa(cfg.RateLimit))
 	}
@@ -207,7 +209,7 @@ func (w *workerState) startProxy(target string) error {
 func reportViolation(v proxy.Violation) reports.Violation {
 	return reports.Violation{Index: v.Index, Severity: string(v.Severity), Endpoint: v.Endpoint, Rule: v.Rule,
 		Schema: v.Schema, Pointer: v.Pointer, Expected: v.Expected, Seen: v.Seen, Method: v.Method, URL: v.URL,
-		Status: v.Status}
+		Status: v.Status, Divergence: v.Divergence}
 }
 
 // maxExchangeBody bounds each body kept for a report.

@@ -38,15 +38,20 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 
 	It("answers a missing required attribute with 400 and '<attribute> not given'", Label("rule:errors.missing.1"), func(ctx SpecContext) {
 		u := NewUser(ctx)
-		r := u.Post(ctx, "/groups", Body(map[string]any{"path": Unique("g")}))
-		Expect(r).To(BeMissingAttribute("name"))
-		Expect(r).To(MatchSchema("error_missing_attribute", false))
-
+		group := u.Post(ctx, "/groups", Body(map[string]any{"path": Unique("g")}))
 		p := NewProject(ctx, u.Client)
 		g := NewGroup(ctx, u.Client)
-		r = u.Post(ctx, fmt.Sprintf("/projects/%d/share", p.ID), Body(map[string]any{"group_id": g.ID}))
-		Expect(r).To(BeMissingAttribute("group_access"))
-		Expect(r).To(MatchSchema("error_missing_attribute", false))
+		share := u.Post(ctx, fmt.Sprintf("/projects/%d/share", p.ID), Body(map[string]any{"group_id": g.ID}))
+		for attr, r := range map[string]*Response{"name": group, "group_access": share} {
+			// The platform answers Grape's {"error":"name is missing"}:
+			// a known divergence, which profile platform accepts.
+			SpecOrPlatform("errors.missing.1", func() {
+				Expect(r).To(BeMissingAttribute(attr))
+				Expect(r).To(MatchSchema("error_missing_attribute", false))
+			}, func() {
+				Expect(r).To(BeMissingAttributeAsPlatform(attr))
+			})
+		}
 	})
 
 	It("answers a validation failure with 400 and a message object of property → error texts", Label("rule:errors.validation.1"), func(ctx SpecContext) {

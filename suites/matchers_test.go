@@ -32,3 +32,31 @@ func TestHaveHeaderMessage(t *testing.T) {
 		t.Error("a present header without a value matches")
 	}
 }
+
+// BeMissingAttributeAsPlatform accepts what the platform answers for a
+// missing attribute (errors.missing.1's platform.does) and nothing looser:
+// another attribute, another status or another text fails it.
+func TestBeMissingAttributeAsPlatform(t *testing.T) {
+	answer := func(status int, body string) *Response {
+		return &Response{Method: "POST", URL: "http://x/api/v4/groups", Status: status,
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}
+	}
+	for body, want := range map[string]bool{
+		`{"error":"name is missing"}`:                        true,
+		`{"error":"path is missing, name is missing"}`:       true,
+		`{"message":"400 Bad request - \"name\" not given"}`: true,
+		`{"error":"names is missing"}`:                       false,
+		`{"error":"path is missing"}`:                        false,
+		`{"error":"name is invalid"}`:                        false,
+		`{"message":"400 (Bad request) name not given"}`:     false, // the spec's text: the spec side's, not the platform's
+		`{"message":"400 Bad request - \"path\" not given"}`: false,
+		`{"error":{"name":"is missing"}}`:                    false,
+	} {
+		if ok, err := BeMissingAttributeAsPlatform("name").Match(answer(400, body)); ok != want || err != nil {
+			t.Errorf("%s: matched %v (%v), want %v", body, ok, err, want)
+		}
+	}
+	if ok, _ := BeMissingAttributeAsPlatform("name").Match(answer(422, `{"error":"name is missing"}`)); ok {
+		t.Error("a 422 matched")
+	}
+}

@@ -99,22 +99,30 @@ var _ = Describe("GET /projects/:id/packages/protection/rules", Label("area:pack
 			ids = append(ids, newPackageRule(ctx, api, p, packageRule{packagePattern(), "generic", "maintainer"}))
 		}
 		first := api.Get(ctx, packageRulesOf(p), Q("per_page", 2))
-		Expect(first).To(HaveStatus(http.StatusOK))
-		Expect(first.IDs()).To(HaveLen(2))
-		Expect(first).To(HaveHeader("X-Page", "1"))
-		Expect(first).To(HaveHeader("X-Per-Page", "2"))
-		Expect(first).To(HaveHeader("X-Next-Page", "2"))
-		Expect(first).To(HaveHeader("X-Total", "3"))
-		Expect(first).To(HaveHeader("X-Total-Pages", "2"))
 		second := api.Get(ctx, packageRulesOf(p), Q("per_page", 2), Q("page", 2))
-		Expect(second).To(HaveStatus(http.StatusOK))
-		Expect(second).To(HaveHeader("X-Prev-Page", "1"))
-		Expect(second.IDs()).To(HaveLen(1))
-		Expect(append(first.IDs(), second.IDs()...)).To(ConsistOf(ids))
 		defaults := api.Get(ctx, packageRulesOf(p))
-		Expect(defaults).To(HaveHeader("X-Page", "1"))
-		Expect(defaults).To(HaveHeader("X-Per-Page", "20"))
-		Expect(defaults.IDs()).To(ConsistOf(ids))
+		// The platform does not paginate this list
+		// (package_protection_rules.list.2's platform.does).
+		SpecOrPlatform("package_protection_rules.list.2", func() {
+			Expect(first).To(HaveStatus(http.StatusOK))
+			Expect(first.IDs()).To(HaveLen(2))
+			Expect(first).To(HaveHeader("X-Page", "1"))
+			Expect(first).To(HaveHeader("X-Per-Page", "2"))
+			Expect(first).To(HaveHeader("X-Next-Page", "2"))
+			Expect(first).To(HaveHeader("X-Total", "3"))
+			Expect(first).To(HaveHeader("X-Total-Pages", "2"))
+			Expect(second).To(HaveStatus(http.StatusOK))
+			Expect(second).To(HaveHeader("X-Prev-Page", "1"))
+			Expect(second.IDs()).To(HaveLen(1))
+			Expect(append(first.IDs(), second.IDs()...)).To(ConsistOf(ids))
+			Expect(defaults).To(HaveHeader("X-Page", "1"))
+			Expect(defaults).To(HaveHeader("X-Per-Page", "20"))
+			Expect(defaults.IDs()).To(ConsistOf(ids))
+		}, func() {
+			for _, r := range []*Response{first, second, defaults} {
+				expectUnpaginated(r, r.IDs(), ids)
+			}
+		})
 	})
 
 	It("takes the project's integer ID or its URL-encoded full path", Label("rule:package_protection_rules.list.3"), func(ctx SpecContext) {

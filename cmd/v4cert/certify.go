@@ -32,6 +32,15 @@ GET /api/v4/version gets no answer either, certify stops the run there
 (INCOMPLETE, with the cause and the time the target stopped answering)
 rather than error every spec left.
 
+Profiles: --profile spec (the default) holds the target to the spec's text;
+a rule the rulebook marks as a known platform divergence (the spec says X,
+the platform the spec describes does Y, docs/rulebook.md) that fails is
+still a failure, labelled "known platform divergence: the platform does
+this: ... (source)". --profile platform passes such a rule when the target
+does either X or Y, where its spec declares Y, and the reports say it
+passed as the platform does. The verdict names the profile:
+"CONFORMANT (profile spec)".
+
 A target with a rate limit: --rate-limit N declares it (errors.ratelimit.1
 runs only then) and lets the workers wait out 429 answers (--retry-429).
 
@@ -79,6 +88,7 @@ func certify(args []string) int {
 	deprecatedAlias(fs, "timeout", "run-timeout", "a limit for the run, not the proxy's wait for its upstream")
 	rateLimit := fs.Int("rate-limit", 0, "the target's rate limit, requests per second per client (default $V4CERT_RATE_LIMIT): errors.ratelimit.1 checks it, and 429 answers are waited out (--retry-429)")
 	retry429 := fs.Int("retry-429", 0, fmt.Sprintf("send a request the target answered 429 again up to N times, after the wait its Retry-After asks (at most 1m each); a 429 left is an error of the harness, not a failure (%d when not given and the target's limit is declared)", defaultRetry429))
+	profile := fs.String("profile", reports.ProfileSpec, "what the rules judge by: spec (the spec's text) or platform (a rule the rulebook marks as a known platform divergence also passes when the target does what the platform does, and the report says which)")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("v", false, "progress lines carry whole failure messages")
 	if err := fs.Parse(args); err != nil {
@@ -93,7 +103,11 @@ func certify(args []string) int {
 	}
 	cfg := suites.CertifyConfig{Target: *target, Token: *token, LabelFilter: *filter, Focus: focus, Skip: skip,
 		Procs: *procs, Seed: *seed, Timeout: *timeout, FailFast: *failFast, ViaProxy: *viaProxy, Version: version,
-		Progress: os.Stderr, Verbose: *verbose}
+		Progress: os.Stderr, Verbose: *verbose, Profile: *profile}
+	if *profile != reports.ProfileSpec && *profile != reports.ProfilePlatform {
+		fmt.Fprintf(os.Stderr, "v4cert certify: --profile %q: spec or platform\n", *profile)
+		return 2
+	}
 	if *quiet {
 		cfg.Progress = nil
 	}
@@ -233,6 +247,9 @@ func printVerdict(w io.Writer, rep reports.Report, html string) {
 		}
 		r := rep.Rule(id)
 		fmt.Fprintf(w, "  %-5s %s — %s\n", r.Status, r.ID, r.Says)
+		if note := r.Note(); note != "" {
+			fmt.Fprintf(w, "        %s\n", note)
+		}
 	}
 	// Errored rules by cause: one line for a cause that struck hundreds.
 	if line := rep.ErrorSummary(); line != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"v4cert/proxy"
+	"v4cert/specs"
 )
 
 // TestProxySignalWritesEverything runs `v4cert proxy --mode record` as its
@@ -369,5 +371,41 @@ func TestProxyListenAlias(t *testing.T) {
 	}
 	if code, rest := stopProxyProcess(t, cmd, lines); code != 0 || strings.Contains(rest, "deprecated") {
 		t.Errorf("exit %d\n%s", code, rest)
+	}
+}
+
+// TestValidateLabelsDivergence: validate's findings under a class-3 rule
+// carry the rulebook's label, in the printed line and in --violations. The
+// answer is the platform's cursor pager's: a full last keyset page without
+// Link (limits.pagination.4).
+func TestValidateLabelsDivergence(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keyset.yaml")
+	user := func(id int) string {
+		return fmt.Sprintf(`{"id":%d,"username":"u%d","name":"U %d","state":"active","locked":false,"avatar_url":null,"web_url":"http://x/u%d"}`, id, id, id, id)
+	}
+	writeCassette(t, path, "http://x/api/v4/users?pagination=keyset&per_page=2&order_by=id&sort=asc",
+		strconv.Quote("["+user(1)+","+user(2)+"]"), 200)
+	found := filepath.Join(dir, "violations.jsonl")
+	if got := validate([]string{"--violations", found, path}); got != 1 {
+		t.Errorf("exit %d: a divergence is still a finding of the spec's text", got)
+	}
+	data, err := os.ReadFile(found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := specs.Default().Rule("limits.pagination.4").Divergence()
+	labelled := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v proxy.Violation
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Rule == "limits.pagination.4" && v.Divergence == want {
+			labelled++
+		}
+	}
+	if labelled != 1 || !strings.HasPrefix(want, specs.DivergencePrefix) {
+		t.Errorf("%d labelled findings under limits.pagination.4 in:\n%s", labelled, data)
 	}
 }

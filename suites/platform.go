@@ -1,0 +1,86 @@
+package suites
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"v4cert/reports"
+	"v4cert/specs"
+)
+
+// profileEnv selects what the suites judge by: reports.ProfileSpec (unset)
+// or reports.ProfilePlatform. certify --profile sets it in its workers; the
+// ginkgo CLI reads it from the environment.
+const profileEnv = "V4CERT_PROFILE"
+
+// Profile is the profile this process judges by.
+func Profile() string {
+	if os.Getenv(profileEnv) == reports.ProfilePlatform {
+		return reports.ProfilePlatform
+	}
+	return reports.ProfileSpec
+}
+
+// SpecOrPlatform checks a class-3 rule (docs/rulebook.md): spec asserts what
+// the spec's text says, platform what the platform does instead, as the
+// rulebook's `platform.does` records it for ruleID. Both are assertions
+// about answers already in hand, so running either changes nothing.
+//
+// spec runs first; when it holds, the rule passes as the spec says, under
+// every profile. When it fails and platform holds, the spec carries a
+// reports.EntryPlatform entry (the target did what the platform does) and,
+// under profile platform, passes; under profile spec it fails with the
+// spec's own failure, which the reports then label as the divergence. When
+// both fail, the spec fails with the spec's failure under every profile:
+// a target that does neither is broken whatever the profile.
+//
+// Only a rule the rulebook marks `diverges: true` may declare a platform
+// behaviour, and only in a spec labelled with that rule: nothing else can
+// be let through this way.
+func SpecOrPlatform(ruleID string, spec, platform func()) {
+	GinkgoHelper()
+	if specs.Default().Rule(ruleID).Divergence() == "" {
+		Fail(fmt.Sprintf("SpecOrPlatform(%q): the rulebook records no known platform divergence (platform.diverges) for this rule", ruleID))
+	}
+	labels := CurrentSpecReport().Labels()
+	if !slices.Contains(labels, "rule:"+ruleID) {
+		Fail(fmt.Sprintf("SpecOrPlatform(%q) in a spec not labelled rule:%s", ruleID, ruleID))
+	}
+	// A spec passed as the platform passes every rule it is labelled with:
+	// it may check no other rule, or that rule would pass unchecked.
+	for _, l := range labels {
+		if id, ok := strings.CutPrefix(l, "rule:"); ok && id != ruleID {
+			Fail(fmt.Sprintf("SpecOrPlatform(%q) in a spec that also checks %s, which the platform's behaviour would pass unchecked", ruleID, id))
+		}
+	}
+	if InterceptGomegaFailure(spec) == nil {
+		return
+	}
+	if InterceptGomegaFailure(platform) == nil {
+		AddReportEntry(reports.EntryPlatform, ReportEntryVisibilityNever, reports.PlatformEntry{Rule: ruleID})
+		if Profile() == reports.ProfilePlatform {
+			return
+		}
+	}
+	spec() // fails again, as the spec's text says, this time for real
+}
+
+// expectUnpaginated is the platform's behaviour for the lists it does not
+// paginate (integrations.list.3, package_protection_rules.list.2,
+// runners.managers.2: `present ...` without paginate): whatever page and
+// per_page ask, the answer is the whole list, got equal to want in any
+// order, and carries no pagination header.
+func expectUnpaginated(r *Response, got, want any) {
+	GinkgoHelper()
+	Expect(r).To(HaveStatus(http.StatusOK))
+	Expect(got).To(ConsistOf(want), "the whole list, whatever page and per_page ask")
+	for _, h := range specs.PaginationHeaders {
+		Expect(r.Header).NotTo(HaveKey(h), "an unpaginated list sends no pagination header")
+	}
+}
