@@ -271,7 +271,7 @@ var _ = Describe("Errors", Label("area:errors"), func() {
 	It("answers 429 over the rate limit", Serial, Label("rule:errors.ratelimit.1"), func(ctx SpecContext) {
 		limit, ok := rateLimit()
 		if !ok {
-			Skip("the target's rate limit is unknown (spec: 'their numeric values: not shown'); set V4CERT_RATE_LIMIT to its requests per second per client")
+			Skip("the target's rate limit is unknown (spec: 'their numeric values: not shown'); declare it with certify --rate-limit N (or V4CERT_RATE_LIMIT), in requests per second per client")
 		}
 		u := NewUser(ctx)
 		DeferCleanup(func(ctx SpecContext) {

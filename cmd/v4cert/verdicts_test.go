@@ -235,7 +235,7 @@ func TestCertifyEveryRuleSkippedIsNotRun(t *testing.T) {
 	if r.Verdict != reports.VerdictNotRun || !r.AllSkipped || !strings.HasPrefix(r.Cause, cause) || r.Conformant {
 		t.Errorf("verdict %s, all skipped %v, cause %q", r.Verdict, r.AllSkipped, r.Cause)
 	}
-	if !strings.Contains(r.Cause, "set V4CERT_RATE_LIMIT") {
+	if !strings.Contains(r.Cause, "certify --rate-limit N") {
 		t.Errorf("the cause does not say what would run it: %q", r.Cause)
 	}
 }
