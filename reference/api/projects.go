@@ -1,16 +1,12 @@
 package api
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"net/http"
-	"path"
 	"sort"
 	"strings"
 
 	"v4cert/reference/access"
-	"v4cert/reference/git"
 	"v4cert/reference/store"
 )
 
@@ -272,58 +268,21 @@ func projectPermissions(d *store.Data, u *store.User, p *store.Project) *Project
 }
 
 // readmeURL is Project#readme_url: the blob URL of the README at the root
-// of the default branch, or nil. Like the platform's Tree#readme_path, a
-// README (FileDetector: a name starting "readme", any case) in a markup
-// format comes before a plain one (README alone or .txt); a README of
-// another kind is none.
+// of the default branch (repository.ReadmeName), or nil.
 func (s *Server) readmeURL(ctx context.Context, projectID int, branch *string, webURL string) (*string, error) {
 	if branch == nil {
 		return nil, nil
 	}
-	repo, err := s.repos.Get(projectID)
+	name, err := s.repos.ReadmeName(ctx, projectID, *branch)
 	if err != nil {
 		return nil, asError(gitError(err, "Repository"), "Repository")
 	}
-	head, err := repo.Branch(ctx, *branch)
-	if errors.Is(err, git.ErrNotFound) {
-		return nil, nil
-	} else if err != nil {
-		return nil, asError(gitError(err, "Repository"), "Repository")
-	}
-	commit, err := repo.Commit(ctx, head)
-	if err != nil {
-		return nil, asError(gitError(err, "Repository"), "Repository")
-	}
-	entries, err := repo.Tree(ctx, commit.Tree)
-	if err != nil {
-		return nil, asError(gitError(err, "Repository"), "Repository")
-	}
-	var markup, plain string
-	for _, e := range entries {
-		if e.Type != "blob" || !strings.HasPrefix(strings.ToLower(e.Name), "readme") {
-			continue
-		}
-		ext := strings.ToLower(strings.TrimPrefix(path.Ext(e.Name), "."))
-		switch {
-		case markup == "" && readmeMarkup[ext]:
-			markup = e.Name
-		case plain == "" && (ext == "txt" || strings.EqualFold(e.Name, "readme")):
-			plain = e.Name
-		}
-	}
-	name := cmp.Or(markup, plain)
 	if name == "" {
 		return nil, nil
 	}
 	url := webURL + "/-/blob/" + *branch + "/" + name
 	return &url, nil
 }
-
-// readmeMarkup are the extensions the platform previews (lib/gitlab/markup_helper.rb
-// markup?, gitlabhq @013260e0: markdown, asciidoc and the github-markup formats).
-var readmeMarkup = map[string]bool{"md": true, "markdown": true, "mdown": true, "mkd": true, "mkdn": true,
-	"adoc": true, "ad": true, "asciidoc": true, "rdoc": true, "textile": true, "org": true, "creole": true,
-	"wiki": true, "mediawiki": true, "rst": true}
 
 // editProject implements the platform's PUT /projects/:id (provisioning); the
 // spec's PUT /projects/:id/ lands on the same logic with the registry issue.

@@ -147,6 +147,7 @@ func (r *Repo) DeleteRef(ctx context.Context, ref string, old Oid) error {
 	if !strings.HasPrefix(ref, "refs/") || !ValidRefName(ref) || !IsOid(string(old)) {
 		return ErrNotFound
 	}
+	defer r.refsWritten()
 	_, err := r.run(ctx, nil, nil, "update-ref", "-d", ref, string(old))
 	var ce *CmdError
 	if errors.As(err, &ce) {
@@ -164,6 +165,7 @@ func (r *Repo) SetRef(ctx context.Context, ref string, oid Oid) error {
 	if !strings.HasPrefix(ref, "refs/") || !ValidRefName(ref) || !IsOid(string(oid)) {
 		return ErrNotFound
 	}
+	defer r.refsWritten()
 	_, err := r.run(ctx, nil, nil, "update-ref", ref, string(oid))
 	return err
 }

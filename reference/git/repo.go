@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 )
@@ -67,7 +68,21 @@ type Repo struct {
 
 	emptyOnce sync.Once
 	emptyErr  error
+
+	// refsGen counts the ref writes made through this package (update-ref,
+	// pushes), bumped once each has landed: what is derived from a ref's
+	// value may be cached against it (RefsGeneration).
+	refsGen atomic.Uint64
 }
+
+// RefsGeneration changes after every ref write made through this package
+// has landed. A value derived from refs and recorded with the generation
+// read before the refs were is current while the generation is unchanged.
+func (r *Repo) RefsGeneration() uint64 { return r.refsGen.Load() }
+
+// refsWritten marks that a ref write has landed (or failed: a changed
+// generation only costs a recomputation).
+func (r *Repo) refsWritten() { r.refsGen.Add(1) }
 
 // Dir is the repository's directory (GIT_DIR).
 func (r *Repo) Dir() string { return r.dir }

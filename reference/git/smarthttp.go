@@ -91,6 +91,7 @@ func (r *Repo) ServeSmartHTTP(w http.ResponseWriter, req *http.Request, path, us
 	if path != "git-receive-pack" {
 		return nil, nil
 	}
+	r.refsWritten()
 	b, err := os.ReadFile(log.Name())
 	if err != nil {
 		return nil, err

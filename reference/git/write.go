@@ -315,6 +315,7 @@ func (r *Repo) UpdateRef(ctx context.Context, ref string, newOid, old Oid) error
 	if !strings.HasPrefix(ref, "refs/") || !ValidRefName(ref) {
 		return fmt.Errorf("git: invalid ref %q", ref)
 	}
+	defer r.refsWritten()
 	_, err := r.run(ctx, nil, nil, "update-ref", ref, string(newOid), string(old))
 	var ce *CmdError
 	if !errors.As(err, &ce) {

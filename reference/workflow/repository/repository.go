@@ -27,6 +27,8 @@ type Workflows struct {
 	// hooks hear of every ref a write moved (RefsMoved).
 	hooksMu sync.Mutex
 	hooks   []func(ctx context.Context, projectID int, moves []RefMove)
+	// readmes are the READMEs of branches, as of their refs (ReadmeName).
+	readmes readmeCache
 }
 
 // New opens the repositories under dir (empty: a temporary directory that
@@ -57,7 +59,10 @@ func (w *Workflows) Close() error { return w.repos.Close() }
 func (w *Workflows) Remove(projectID int) { w.repos.Remove(projectID) }
 
 // RemoveAll removes every repository, for a reset (POST /-/reset).
-func (w *Workflows) RemoveAll() error { return w.repos.RemoveAll() }
+func (w *Workflows) RemoveAll() error {
+	w.forgetReadmes()
+	return w.repos.RemoveAll()
+}
 
 // Snapshot copies a project's repository to dir, for a reset to restore.
 func (w *Workflows) Snapshot(projectID int, dir string) error {
