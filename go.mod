@@ -1,4 +1,4 @@
-module v4cert
+module github.com/v4cert/v4cert
 
 go 1.26.8
 

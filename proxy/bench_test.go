@@ -16,10 +16,10 @@ import (
 
 	"github.com/elazarl/goproxy"
 
-	"v4cert/proxy"
-	"v4cert/reference"
-	"v4cert/reference/store"
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 const (

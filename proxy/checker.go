@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Exchange is one request and its answer, as the proxy saw it or a cassette

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 func userEntry(id int) string {

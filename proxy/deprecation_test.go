@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/proxy"
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reference"
 )
 
 // TestDeprecationsByWhoseDoing: deprecated things a request sends are the

@@ -14,9 +14,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"v4cert/reference"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // sample is a body and the schema it should match.

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 // fastSchemas is every schema of package schemas compiled once into a tree of

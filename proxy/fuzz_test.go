@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"v4cert/reports"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // FuzzFastMatchesLibrary holds the compiled schema checks to the JSON

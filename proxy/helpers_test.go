@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/proxy"
-	"v4cert/reference"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 const rootToken = "glpat-proxytestroottoken0000000"

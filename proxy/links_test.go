@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/proxy"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 var linkTarget = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="([^"]*)"`)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // The Limits section, pagination rules 1–3: the headers of a page must agree

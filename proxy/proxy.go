@@ -22,7 +22,7 @@ import (
 
 	"github.com/elazarl/goproxy"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Mode is what the proxy does with the traffic.

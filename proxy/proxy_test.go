@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 var dateLine = regexp.MustCompile(`(?m)^Date: .*\r\n`)

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 // TestReadinessEveryMode: GET and HEAD /-/readiness are the proxy's own in

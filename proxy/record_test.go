@@ -14,7 +14,7 @@ import (
 	"github.com/dnaeon/go-vcr/v2/cassette"
 	"github.com/dnaeon/go-vcr/v2/recorder"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 // Each secret is distinct so the test can tell which place leaked.

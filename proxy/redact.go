@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Redacted replaces every secret before a cassette reaches disk and before a

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 func do(t *testing.T, method, url, ct, body string, header ...string) (*http.Response, string) {

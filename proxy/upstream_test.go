@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 // badUpstream misbehaves by path and answers /api/v4/users/1 correctly, so

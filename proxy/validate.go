@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/url"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // ErrNoExchange is returned for a cassette that records no exchange: there

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 const (

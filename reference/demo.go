@@ -1,8 +1,8 @@
 package reference
 
 import (
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // seedDemo builds the demo world of `make run`: one user per role in a public

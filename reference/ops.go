@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/reference/api"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/api"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Handler serves an instance: the hooks a CI job needs, outside /api/v4 and

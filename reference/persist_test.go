@@ -20,8 +20,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/specs"
 )
 
 const persistRoot = "glpat-persist-root"

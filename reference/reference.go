@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/reference/api"
-	"v4cert/reference/registry"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/api"
+	"github.com/v4cert/v4cert/reference/registry"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Config is what `v4cert serve` and the in-process suites choose.

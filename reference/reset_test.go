@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/reference"
 )
 
 // resetLoops is how many times TestDeleteThenReset deletes and resets; make

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // World is the world a server starts with, and goes back to on POST /-/reset:

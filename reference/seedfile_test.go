@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TestSeedFileErrorsNameTheLine: a seed file with mistakes is refused with

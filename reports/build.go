@@ -11,7 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Run is what a certify run knows beyond Ginkgo's report.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 const testBook = `area: things
@@ -69,7 +69,7 @@ func failed(msg string, rules ...string) types.SpecReport {
 	s := spec(types.SpecStateFailed, rules...)
 	s.Failure.Message = msg
 	s.Failure.Location = types.CodeLocation{FileName: "/src/v4cert/suites/things.go", LineNumber: 40,
-		FullStackTrace: "v4cert/suites.init.func1()\n\t/src/v4cert/suites/things.go:40 +0x1d\n"}
+		FullStackTrace: "github.com/v4cert/github.com/v4cert/v4cert/suites.init.func1()\n\t/src/v4cert/suites/things.go:40 +0x1d\n"}
 	return s
 }
 

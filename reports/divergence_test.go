@@ -10,7 +10,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // divergentBook has three class-3 rules and one rule the platform agrees with.

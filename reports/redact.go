@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Redacted replaces every secret a report would otherwise show. What is

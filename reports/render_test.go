@@ -16,7 +16,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // sample is a report with one rule in every status, a suite error, coverage

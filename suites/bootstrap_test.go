@@ -1,8 +1,8 @@
 package suites_test
 
 import (
-	"v4cert/reference/suitehost"
-	"v4cert/suites"
+	"github.com/v4cert/v4cert/reference/suitehost"
+	"github.com/v4cert/v4cert/suites"
 )
 
 // Under go test and go tool ginkgo the suites start the reference

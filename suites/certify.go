@@ -24,8 +24,8 @@ import (
 
 	gtypes "github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/reports"
-	"v4cert/suites/workerhost"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/suites/workerhost"
 )
 
 // CertifyConfig says which implementation to certify and how.

@@ -20,9 +20,9 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/gomega/format"
 
-	"v4cert/proxy"
-	"v4cert/reports"
-	"v4cert/suites/workerhost"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/suites/workerhost"
 )
 
 // WorkerCommand is the hidden command under which `v4cert certify` runs

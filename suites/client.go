@@ -21,9 +21,9 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
-	"v4cert/reports"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Client calls the target API as one identity. Every answer it receives is

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 // The clock check. A resource an answer has just created carries timestamps

@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"v4cert/reports"
+	"github.com/v4cert/v4cert/reports"
 )
 
 // ExpectFixture is Expect for what a spec needs before it can judge anything:

@@ -16,7 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Table-driven specs over the rulebook. The rows are read from the rulebook

@@ -11,7 +11,7 @@ import (
 	"github.com/onsi/gomega/types"
 	"github.com/tidwall/gjson"
 
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 // HaveStatus succeeds when the response has one of the statuses; its failure

@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 // membersTree is a top-level group owned by a fixture user, a subgroup of it

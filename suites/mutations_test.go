@@ -20,8 +20,8 @@ import (
 
 	gtypes "github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/reference"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // A mutation breaks the reference in one of the quiet ways real servers do,

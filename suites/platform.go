@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"v4cert/reports"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // profileEnv selects what the suites judge by: reports.ProfileSpec (unset)

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 // V4CERT_PROXY routes the suites' client through an in-process v4cert proxy:

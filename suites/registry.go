@@ -25,7 +25,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // The registry suites push and pull images with a real registry client,

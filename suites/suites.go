@@ -24,7 +24,7 @@ import (
 
 	gtypes "github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Target is the implementation under test.

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // versionedEntries are the rulebook's GET endpoints without placeholders: each

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/reports"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reports"
 )
 
 // BenchmarkCertifyLatency runs a full `v4cert certify` of the reference, as

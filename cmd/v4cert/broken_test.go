@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reports"
+	"github.com/v4cert/v4cert/reports"
 )
 
 // brokenReference is the reference with a few answers changed on the way

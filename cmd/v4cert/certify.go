@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"v4cert/reports"
-	"v4cert/specs"
-	"v4cert/suites"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/specs"
+	"github.com/v4cert/v4cert/suites"
 )
 
 const certifyHelp = `Usage: v4cert certify --target URL --token TOKEN [flags]

@@ -17,10 +17,10 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"v4cert/reference"
-	"v4cert/reference/suitehost"
-	"v4cert/reports"
-	"v4cert/suites"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/suitehost"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/suites"
 )
 
 // The tests run v4cert as a user does: this test binary is the v4cert

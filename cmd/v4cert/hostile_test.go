@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/apitest"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // TestHostileCorpus starts `v4cert serve` as its own process, builds a world

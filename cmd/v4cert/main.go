@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/reference/suitehost"
-	"v4cert/suites"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/suitehost"
+	"github.com/v4cert/v4cert/suites"
 )
 
 // command is one subcommand of v4cert.

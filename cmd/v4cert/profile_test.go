@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reports"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reports"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // platformMissing is the spec's missing-attribute body (Errors rule 2).

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 const proxyHelp = `Usage: v4cert proxy --upstream URL [flags]

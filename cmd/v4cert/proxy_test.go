@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/proxy"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // TestProxySignalWritesEverything runs `v4cert proxy --mode record` as its

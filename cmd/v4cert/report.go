@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"v4cert/reports"
+	"github.com/v4cert/v4cert/reports"
 )
 
 const reportHelp = `Usage: v4cert report merge OUT SHARD/report.json...

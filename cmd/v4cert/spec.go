@@ -5,8 +5,8 @@ import (
 	"os"
 	"sort"
 
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

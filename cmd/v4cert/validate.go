@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"v4cert/proxy"
+	"github.com/v4cert/v4cert/proxy"
 )
 
 const validateHelp = `Usage: v4cert validate [flags] CASSETTE

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/reports"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reports"
 )
 
 // gate stands in front of a reference and holds one request of the run,

@@ -1,10 +1,10 @@
-module v4cert/proxy/vcr4test
+module github.com/v4cert/v4cert/proxy/vcr4test
 
 go 1.26.8
 
 require (
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.7
-	v4cert v0.0.0
+	github.com/v4cert/v4cert v0.0.0
 )
 
 require (
@@ -80,4 +80,4 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-replace v4cert => ../..
+replace github.com/v4cert/v4cert => ../..

@@ -14,8 +14,8 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
-	"v4cert/proxy"
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/proxy"
+	"github.com/v4cert/v4cert/reference"
 )
 
 const rootToken = "glpat-vcr4-root-token-000000000"

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/store"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // TestCredentialForms checks every place a token may travel (Authentication 1

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // awardableForm is one of the paths emoji reactions live under: an issue, a

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Provisioning of the awardables emoji reactions need: issues, project

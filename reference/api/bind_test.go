@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/apitest"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // bindCase is one endpoint of the rulebook with its declared (non-path)

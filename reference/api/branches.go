@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // BranchJSON is the platform's branch resource.

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/importer"
-	"v4cert/reference/params"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/importer"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // BulkImportJSON is the Bulk import resource.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TestImportSourcesAreLoopbackOnly: a local reference must not reach other

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Provisioning of CI, beyond the spec (which shows neither runner

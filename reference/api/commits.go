@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/params"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // resolveRange turns ref_name into rev-list arguments: a branch, tag or SHA,

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/params"
-	"v4cert/reference/store"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Ctx is one request as a handler sees it: who calls, what they sent, where to answer.

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"v4cert/reference/params"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Error is an answer other than success, in one of the platform's two

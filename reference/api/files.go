@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // RepositoryFile is the spec's Repository file resource.

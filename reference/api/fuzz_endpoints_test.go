@@ -13,10 +13,10 @@ import (
 	"sync"
 	"testing"
 
-	"v4cert/reference"
-	"v4cert/reference/apitest"
-	"v4cert/reference/store"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // fuzzWorld is the world the every-endpoint fuzz target works on. A write the

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // knownStatuses is the Errors section's table of status codes.

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"regexp"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Git over HTTP: `git clone http://USER:TOKEN@HOST/group/project.git`, fetch

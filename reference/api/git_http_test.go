@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/git"
 )
 
 // gitCLI runs the git command line in dir with no user or system

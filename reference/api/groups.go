@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // createGroup implements the platform's POST /groups (provisioning): any user

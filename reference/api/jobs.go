@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // JobUser is the job's user: a user reference with the profile fields the

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Project labels, the platform's provisioning for what merge requests and

@@ -15,8 +15,8 @@ import (
 // folder of their own, import nothing of the reference.
 func TestHTTPLayerImportsNoGit(t *testing.T) {
 	for _, c := range []struct{ dir, forbidden string }{
-		{".", "v4cert/reference/git"},
-		{"../../suites", "v4cert/reference"},
+		{".", "github.com/v4cert/v4cert/reference/git"},
+		{"../../suites", "github.com/v4cert/v4cert/reference"},
 	} {
 		files, err := filepath.Glob(filepath.Join(c.dir, "*.go"))
 		if err != nil || len(files) == 0 {

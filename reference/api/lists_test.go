@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference"
-	"v4cert/reference/apitest"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // notPaginated are the array answers of the rulebook that are no lists in the

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"v4cert/reference"
-	"v4cert/reference/apitest"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // loadRequest is one request of the concurrent load.

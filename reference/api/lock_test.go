@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TestNoAnswerUnderLock holds the package to "compute under the lock, render

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // source is a group or project resolved from the path, with the caller's role in it.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // billableGroup resolves `:id` for the billable-member endpoints: hidden

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/params"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // The spec's merge requests (Endpoints, Merge requests) and the platform's

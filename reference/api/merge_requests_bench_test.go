@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // seedMergeRequests stores n merge requests of project id straight into the

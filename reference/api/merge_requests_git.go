@@ -1,6 +1,6 @@
 package api
 
-import "v4cert/reference/workflow/mergerequests"
+import "github.com/v4cert/v4cert/reference/workflow/mergerequests"
 
 // mrFile is one changed file of a merge request diff (the merge-request
 // workflow computes them, reference/workflow/mergerequests).

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 func TestParseDuration(t *testing.T) {

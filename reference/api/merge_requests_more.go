@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // The merge request sub-resources: diffs, changes, versions, pipelines,

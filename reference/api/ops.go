@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"v4cert/reference/params"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // RequestInfo is what the API tells the request log about a request it

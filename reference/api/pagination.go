@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // The Limits section: offset pagination for every list, keyset where the spec lists it.

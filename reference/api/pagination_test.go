@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/params"
 )
 
 type item struct {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"v4cert/schemas"
+	"github.com/v4cert/v4cert/schemas"
 )
 
 // getAs sends GET path with token (none when empty) and decodes the object answered.

@@ -3,8 +3,8 @@ package api
 import (
 	"net/http"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // ProjectAccessToken is a project access token as the platform answers its

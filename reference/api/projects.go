@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // readProjectFields reads POST /projects, PUT /projects/:id and the spec's

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // writingReads are the GET endpoints that may write, with the reason; each

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/registry"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/registry"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // registryAllows turns the store's registry access rules into the API's answers:

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // RemoteMirrorJSON is the Remote (push) mirror resource. URL is always the

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // view renders domain objects as the spec's resources for one caller. It is

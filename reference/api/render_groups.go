@@ -1,7 +1,7 @@
 package api
 
 import (
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // GroupJSON is a group as GET /groups/:id answers it; list entries add GroupListFields.

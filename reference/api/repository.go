@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"time"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // Close releases what the server holds outside memory: its repositories'

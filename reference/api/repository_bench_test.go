@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/git"
 )
 
 // benchRepo is a project with an initialised repository, served in-process.

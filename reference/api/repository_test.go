@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"v4cert/reference"
-	"v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/git"
 )
 
 const repoRootToken = "repo-test-root-token"

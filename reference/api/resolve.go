@@ -3,8 +3,8 @@ package api
 import (
 	"strconv"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // groupOf resolves the `:id` path parameter of a group (an integer ID or the

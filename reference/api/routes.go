@@ -3,7 +3,7 @@ package api
 import (
 	"fmt"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // routeRow attaches one rulebook endpoint to its handler.

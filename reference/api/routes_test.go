@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/store"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/specs"
 )
 
 func newTestServer(t *testing.T) *Server {

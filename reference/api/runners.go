@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // RunnerJSON is the list form of a runner (Resources, Runner). active and

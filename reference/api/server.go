@@ -13,14 +13,14 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/reference/params"
-	"v4cert/reference/registry"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/bulkimports"
-	"v4cert/reference/workflow/ci"
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/registry"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/bulkimports"
+	"github.com/v4cert/v4cert/reference/workflow/ci"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Options configure a Server.

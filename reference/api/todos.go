@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // To-do items (the spec's to-do item shape; the platform's To-do lists API

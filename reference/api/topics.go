@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TopicJSON is the Topic resource.

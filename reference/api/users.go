@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // ListUsersOptions are the filters of GET /users.

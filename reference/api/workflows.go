@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 
-	"v4cert/reference/workflow/ci"
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/ci"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // workflowError answers what a workflow (reference/workflow/...) returned,

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Probe is one malformed request of the hostile corpus and the statuses that

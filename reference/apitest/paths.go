@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Path is e's path from the server root with every placeholder filled from

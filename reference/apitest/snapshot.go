@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Snapshot is everything the world holds as the API shows it to the

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // ValidValue is a value of p's declared type (and value set).

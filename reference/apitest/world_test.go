@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference"
-	"v4cert/reference/apitest"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/reference/apitest"
 )
 
 // TestBuildAndSnapshot builds the world on a fresh reference and checks that

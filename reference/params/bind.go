@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Decl is one declared parameter, in the rulebook's terms (specs.Param): the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/params"
 )
 
 // readAll reads every top-level name with every typed reader. Nothing may

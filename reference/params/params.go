@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // MaxBody bounds what one request body may hold; larger bodies are a 413 at the

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/params"
+	"github.com/v4cert/v4cert/reference/params"
 )
 
 func query(t *testing.T, raw string) *params.Values {

@@ -23,9 +23,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"v4cert/reference/access"
-	"v4cert/reference/store"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/specs"
 )
 
 // world is a store with an owner (password and token), a reporter and an

@@ -11,7 +11,7 @@ import (
 	"github.com/distribution/reference"
 	"github.com/gorilla/mux"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TokenPath is the token issuer's path ({auth_url} is the server's root).

@@ -14,7 +14,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // TokenJSON is the answer of GET /jwt/auth (schema registry_token).

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/access"
 )
 
 type fixture struct {

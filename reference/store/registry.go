@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/access"
 )
 
 // RegistryRepository is the project API's record of one container image

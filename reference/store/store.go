@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"v4cert/reference/access"
+	"github.com/v4cert/v4cert/reference/access"
 )
 
 // Sentinel errors; the HTTP layer maps them to statuses in one place.

@@ -8,8 +8,8 @@ package suitehost
 import (
 	"net/http"
 
-	"v4cert/reference"
-	"v4cert/suites"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/suites"
 )
 
 // Start builds a reference with an empty world (no seed) whose administrator

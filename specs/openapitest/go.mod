@@ -1,10 +1,10 @@
-module v4cert/specs/openapitest
+module github.com/v4cert/v4cert/specs/openapitest
 
 go 1.26.8
 
 require (
 	github.com/getkin/kin-openapi v0.153.0
-	v4cert v0.0.0
+	github.com/v4cert/v4cert v0.0.0
 )
 
 require (
@@ -80,4 +80,4 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-replace v4cert => ../..
+replace github.com/v4cert/v4cert => ../..

@@ -14,9 +14,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"v4cert/reference"
-	"v4cert/schemas"
-	"v4cert/specs"
+	"github.com/v4cert/v4cert/reference"
+	"github.com/v4cert/v4cert/schemas"
+	"github.com/v4cert/v4cert/specs"
 )
 
 func load(t *testing.T) *openapi3.T {

@@ -17,7 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
-	"v4cert/suites/workerhost"
+	"github.com/v4cert/v4cert/suites/workerhost"
 )
 
 // The workers are this test binary run again with workerEnv set: real Ginkgo

@@ -9,7 +9,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/reference"
 )
 
 const rootToken = "client-compat-root"

@@ -1,10 +1,10 @@
-module v4cert/reference/clients/go
+module github.com/v4cert/v4cert/reference/clients/go
 
 go 1.26.8
 
 require (
 	gitlab.com/gitlab-org/api/client-go v1.46.0
-	v4cert v0.0.0
+	github.com/v4cert/v4cert v0.0.0
 )
 
 require (
@@ -81,4 +81,4 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-replace v4cert => ../../..
+replace github.com/v4cert/v4cert => ../../..

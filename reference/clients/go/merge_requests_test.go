@@ -7,7 +7,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/reference"
 )
 
 // TestMergeRequestsWithGoClient drives merge requests through the platform's

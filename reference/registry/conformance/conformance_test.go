@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"v4cert/reference"
+	"github.com/v4cert/v4cert/reference"
 )
 
 // distributionAlonePassed is what the same test (852 tests in its default

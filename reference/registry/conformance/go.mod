@@ -1,8 +1,8 @@
-module v4cert/reference/registry/conformance
+module github.com/v4cert/v4cert/reference/registry/conformance
 
 go 1.26.8
 
-require v4cert v0.0.0
+require github.com/v4cert/v4cert v0.0.0
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -76,6 +76,6 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-replace v4cert => ../../..
+replace github.com/v4cert/v4cert => ../../..
 
 tool github.com/opencontainers/distribution-spec/conformance

@@ -11,9 +11,9 @@ import (
 	"errors"
 	"strconv"
 
-	"v4cert/reference/importer"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/importer"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // Workflows are the import workflows of one store and its repositories.

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"v4cert/reference/importer"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/bulkimports"
-	"v4cert/reference/workflow/workflowtest"
+	"github.com/v4cert/v4cert/reference/importer"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/bulkimports"
+	"github.com/v4cert/v4cert/reference/workflow/workflowtest"
 )
 
 // TestUnreachableSourceFailsTheImport: an entity the source cannot give

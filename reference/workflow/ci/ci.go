@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // Workflows are the pipeline workflows of one store.

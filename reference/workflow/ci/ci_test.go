@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/ci"
-	"v4cert/reference/workflow/repository"
-	"v4cert/reference/workflow/workflowtest"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/ci"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/workflowtest"
 )
 
 const config = `stages: [build, test, deploy]

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // Merge requests on real git: versions and mergeability computed from the

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/mergerequests"
-	"v4cert/reference/workflow/repository"
-	"v4cert/reference/workflow/workflowtest"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/workflowtest"
 )
 
 func write(t *testing.T, w *workflowtest.World, tg *repository.Target, branch, path, content string) *repository.Commit {

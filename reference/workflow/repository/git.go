@@ -3,7 +3,7 @@ package repository
 import (
 	"strings"
 
-	"v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/git"
 )
 
 // The repository's values, as the workflows' callers read and pass them.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // pickRefused is Errors rule 4: a cherry-pick or revert git cannot apply,

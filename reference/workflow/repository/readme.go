@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/git"
 )
 
 // readmeCache keeps, by project and branch, the README a branch's root

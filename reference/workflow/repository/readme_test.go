@@ -3,7 +3,7 @@ package repository_test
 import (
 	"testing"
 
-	"v4cert/reference/workflow/workflowtest"
+	"github.com/v4cert/v4cert/reference/workflow/workflowtest"
 )
 
 // TestReadmeFollowsTheBranch: the README a branch shows is cached against

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // CreateBranch creates branch name at ref (a branch, tag or commit) for

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // Workflows are the repository workflows of one store: the repositories

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
-	"v4cert/reference/workflow/workflowtest"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/workflow/workflowtest"
 )
 
 // heard records what RefsMoved told the hooks.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"sort"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // SeedBranch is a branch a seeded repository starts with: From's tip (the

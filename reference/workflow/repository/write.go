@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"v4cert/reference/git"
-	"v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/git"
+	"github.com/v4cert/v4cert/reference/store"
 )
 
 // CommitRequest is one commit made through the API: files create, update,

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"v4cert/reference/store"
-	"v4cert/reference/workflow/repository"
+	"github.com/v4cert/v4cert/reference/store"
+	"github.com/v4cert/v4cert/reference/workflow/repository"
 )
 
 // World is what a suite starts from: a store holding one user and one
