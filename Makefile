@@ -7,6 +7,7 @@ GINKGO  := $(GO) tool ginkgo
 # The suites build fixtures over loopback HTTP; two processes suit a 2-core machine.
 PROCS   ?= 2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 OUT     ?= out/certify
 # Modules of their own, so their heavy test-only dependencies stay out of go.mod.
 TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test specs/openapitest
@@ -23,7 +24,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 build: ## build bin/v4cert
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/v4cert
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/v4cert
 
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo

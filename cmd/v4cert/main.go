@@ -40,7 +40,7 @@ func init() {
 		{"proxy", "--upstream URL [flags]", "validate, record or replay the traffic between a client and an implementation", runProxy},
 		{"validate", "[flags] CASSETTE", "check a recorded cassette against the rulebook and the schemas", validate},
 		{"spec", "[--openapi | --rules]", "print the rulebook: areas, rules, or as OpenAPI 3.1", func(a []string) int { return exitStatus("spec", spec(a)) }},
-		{"version", "", "print the version", func([]string) int { fmt.Println("v4cert", version); return 0 }},
+		{"version", "", "print the version", func([]string) int { fmt.Println(versionLine()); return 0 }},
 		{"help", "", "print this help", func([]string) int { fmt.Print(usage()); return 0 }},
 	}
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/v4cert/v4cert/specs"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func spec(args []string) error {
 	fs_ := newFlagSet("spec")
 	openapi := fs_.Bool("openapi", false, "print the rulebook and schemas as one OpenAPI 3.1 document")
