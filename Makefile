@@ -14,7 +14,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi clients-js clients-js-if-node clients-python clients-python-if-available
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -146,8 +146,19 @@ lint-openapi: ## lint `v4cert spec --openapi` with Redocly CLI (needs npm; insta
 	@dir=$$(mktemp -d) && cd $$dir && npm install --silent --no-audit --no-fund @redocly/cli >/dev/null && \
 		npx --no-install redocly lint --config $(abspath specs/openapitest/redocly.yaml) $(abspath out/openapi.json); rc=$$?; rm -rf $$dir; exit $$rc
 
+install-check: ## go install github.com/v4cert/v4cert/cmd/v4cert@VERSION from a module proxy built on disk from HEAD, into an empty module cache; and the Dockerfile's commands run against a directory laid out as the image
+	V4CERT_INSTALL_TEST=1 $(GO) test -count=1 -run 'TestGoInstallFromModuleProxy|TestDockerfile' ./cmd/v4cert
+
+RELEASE_TOOLS := bin/tools
+release-tools: ## build goreleaser and cyclonedx-gomod (pinned in tools/release/go.mod) into bin/tools
+	$(GO) build -modfile=tools/release/go.mod -o $(RELEASE_TOOLS)/ github.com/goreleaser/goreleaser/v2 github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+
+release-snapshot: release-tools ## release archives for linux, darwin and windows on amd64 and arm64, checksums and SBOMs, into dist/ (no tag needed); then check them
+	PATH="$(CURDIR)/$(RELEASE_TOOLS):$$PATH" goreleaser release --snapshot --clean
+	V4CERT_RELEASE_DIST=$(CURDIR)/dist $(GO) test -count=1 -run TestReleaseSnapshot ./cmd/v4cert
+
 clean: ## remove build output
-	rm -rf bin out
+	rm -rf bin out dist
 
 certify: build ## certify an implementation: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='label expr'] [SHARD=K/N] [CPROCS=N]
 	@test -n "$(TARGET)" || { echo "usage: make certify TARGET=URL TOKEN=T [OUT=dir] [FILTER='area:users'] [SHARD=K/N] [CPROCS=N]"; exit 2; }

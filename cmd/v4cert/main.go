@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +41,7 @@ func init() {
 		{"proxy", "--upstream URL [flags]", "validate, record or replay the traffic between a client and an implementation", runProxy},
 		{"validate", "[flags] CASSETTE", "check a recorded cassette against the rulebook and the schemas", validate},
 		{"spec", "[--openapi | --rules]", "print the rulebook: areas, rules, or as OpenAPI 3.1", func(a []string) int { return exitStatus("spec", spec(a)) }},
+		{"completion", "bash|zsh|fish", "print a shell completion script", completion},
 		{"version", "", "print the version", func([]string) int { fmt.Println(versionLine()); return 0 }},
 		{"help", "", "print this help", func([]string) int { fmt.Print(usage()); return 0 }},
 	}
@@ -55,6 +57,47 @@ var environment = [][2]string{
 	{"V4CERT_PROXY", "the suites under go test: validate, record:FILE or replay:FILE through an in-process proxy"},
 	{"V4CERT_PROXY_VIOLATIONS", "the suites under go test: also append the proxy's findings to this file"},
 	{"V4CERT_CLOCK", "the suites under go test: fixed starts the in-process reference with a clock that stands still"},
+}
+
+func init() {
+	for _, name := range sortedKeys(serveEnv) {
+		environment = append(environment, [2]string{serveEnv[name], "serve: --" + name + " where the command line does not give it (for a container run as a CI service)"})
+	}
+}
+
+// serveEnv names the variables serve reads for flags not given on the
+// command line: CI services (GitHub Actions services:, GitLab CI services:)
+// set a container's environment, not its arguments. The rate limit is left
+// out: V4CERT_RATE_LIMIT tells certify the target's limit.
+var serveEnv = map[string]string{
+	"addr": "V4CERT_ADDR", "root-token": "V4CERT_ROOT_TOKEN", "seed": "V4CERT_SEED", "seed-file": "V4CERT_SEED_FILE",
+	"data-dir": "V4CERT_DATA_DIR", "external-url": "V4CERT_EXTERNAL_URL", "log": "V4CERT_LOG",
+}
+
+// flagsFromEnv sets each flag of names that the command line left unset
+// from its variable, when that is set; a bad value names the variable.
+func flagsFromEnv(fs *flag.FlagSet, names map[string]string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range sortedKeys(names) {
+		v, ok := os.LookupEnv(names[name])
+		if !ok || v == "" || given[name] {
+			continue
+		}
+		if err := fs.Set(name, v); err != nil {
+			return fmt.Errorf("%s=%q (for --%s): %v", names[name], v, name, err)
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // usage is the top-level help: every command with its flags, read from the
@@ -87,7 +130,7 @@ var describing *flag.FlagSet
 // flagsOf runs c with -h to get its flag set; commands parse their flags
 // before doing anything, so nothing else happens.
 func flagsOf(c command) *flag.FlagSet {
-	if c.name == "help" || c.name == "version" {
+	if c.name == "help" || c.name == "version" || c.name == "completion" {
 		return nil
 	}
 	describing = nil
@@ -199,6 +242,9 @@ func serve(args []string) error {
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
 	importAny := fs.Bool("import-from-any", false, "let direct-transfer imports (POST /bulk_imports) reach sources beyond loopback")
 	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if err := flagsFromEnv(fs, serveEnv); err != nil {
 		return usageError{err}
 	}
 	if *clock != "real" && *clock != "fixed" {
