@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -210,4 +212,117 @@ func equalIDs(a, b []uint64) bool {
 		}
 	}
 	return len(a) == len(b)
+}
+
+func faultsOf(t *testing.T, c *convServer) []reference.Fault {
+	t.Helper()
+	var out []reference.Fault
+	if err := json.Unmarshal(c.expect(http.StatusOK, "GET", "/-/faults", c.admin, ""), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestFaultsOnDemand(t *testing.T) {
+	c := newConvServer(t, reference.Config{})
+	c.adminOnly("GET", "/-/faults")
+	c.adminOnly("POST", "/-/faults")
+	c.adminOnly("DELETE", "/-/faults")
+	if got := faultsOf(t, c); len(got) != 0 {
+		t.Fatalf("faults by default: %+v", got)
+	}
+	// Refused declarations add nothing, and say which field is wrong.
+	for body, field := range map[string]string{
+		`{"path":"/api/v4/version"}`:                                 "status",
+		`{"path":"/api/v4/version","status":200}`:                    "status",
+		`{"path":"api/v4","status":500}`:                             "path",
+		`{"endpoint":"no.such","status":500}`:                        "endpoint",
+		`{"path":"/api/v4","latency":"soon"}`:                        "latency",
+		`{"path":"/api/v4","status":500,"nth":2,"probability":0.5}`:  "probability",
+		`[{"path":"/api/v4","status":500},{"path":"/x","status":42}]`: "status",
+		`{"path":"/api/v4","status":500,"colour":"red"}`:             "faults",
+	} {
+		if status, data := c.do("POST", "/-/faults", c.admin, body); status != 400 || !strings.Contains(string(data), `"`+field+` is invalid"`) {
+			t.Errorf("POST /-/faults %s: %d %s, want 400 %s is invalid", body, status, data, field)
+		}
+	}
+	if got := faultsOf(t, c); len(got) != 0 {
+		t.Fatalf("refused declarations added %+v", got)
+	}
+
+	// The spec's error shape for a chosen status, on the 2nd matching request only.
+	c.expect(http.StatusCreated, "POST", "/-/faults", c.admin, `{"method":"GET","path":"/api/v4/projects/:id","status":503,"nth":2}`)
+	c.expect(http.StatusOK, "GET", "/api/v4/projects/demo%2Fwebsite", c.admin, "")
+	c.expect(http.StatusOK, "GET", "/api/v4/version", c.admin, "") // another path: not counted
+	data := c.expect(http.StatusServiceUnavailable, "GET", "/api/v4/projects/demo%2Fwebsite", c.admin, "")
+	if string(data) != `{"message":"503 Service Unavailable"}` {
+		t.Errorf("faulted body: %s", data)
+	}
+	c.expect(http.StatusOK, "GET", "/api/v4/projects/demo%2Fwebsite", c.admin, "")
+	c.expect(http.StatusNotFound, "GET", "/api/v4/projects/demo%2Fwebsite/issues/x/y", c.admin, "") // a template takes whole segments
+	got := faultsOf(t, c)
+	if len(got) != 1 || got[0].Matched != 3 || got[0].Injected != 1 {
+		t.Fatalf("fault counters: %+v", got)
+	}
+	if j := journalOf(t, c, "?status=503"); len(j) != 1 || !strings.Contains(j[0].Fault, "status 503") {
+		t.Errorf("journal of the faulted request: %+v", j)
+	}
+	// The hooks are never faulted, and one fault goes by its ID.
+	c.expect(http.StatusNoContent, "DELETE", "/-/faults/"+got[0].ID, c.admin, "")
+	c.expect(http.StatusNotFound, "DELETE", "/-/faults/"+got[0].ID, c.admin, "")
+
+	// A dropped connection: the client sees no answer at all.
+	c.expect(http.StatusCreated, "POST", "/-/faults", c.admin, `[{"endpoint":"version.get","drop":true}]`)
+	req, _ := http.NewRequest("GET", c.srv.URL+"/api/v4/version", nil)
+	req.Header.Set("PRIVATE-TOKEN", c.admin)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("dropped request answered %d", resp.StatusCode)
+	}
+	c.expect(http.StatusNoContent, "DELETE", "/-/faults", c.admin, "")
+	c.expect(http.StatusOK, "GET", "/api/v4/version", c.admin, "")
+
+	// Latency: a client with a shorter timeout gives up; one without waits and is answered.
+	c.expect(http.StatusCreated, "POST", "/-/faults", c.admin, "path: /api/v4/user\nlatency: 300ms\n")
+	short := &http.Client{Timeout: 50 * time.Millisecond}
+	req, _ = http.NewRequest("GET", c.srv.URL+"/api/v4/user", nil)
+	req.Header.Set("PRIVATE-TOKEN", c.admin)
+	if resp, err := short.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a 300ms fault answered within 50ms: %d", resp.StatusCode)
+	}
+	c.expect(http.StatusOK, "GET", "/api/v4/user", c.admin, "")
+	c.expect(http.StatusNoContent, "DELETE", "/-/faults", c.admin, "")
+
+	// A share, drawn from a seed: the same seed faults the same requests.
+	pattern := func() string {
+		c.expect(http.StatusNoContent, "DELETE", "/-/faults", c.admin, "")
+		c.expect(http.StatusCreated, "POST", "/-/faults", c.admin, `{"path":"/api/v4/version","status":500,"probability":0.5,"seed":7}`)
+		var b strings.Builder
+		for range 40 {
+			status, _ := c.do("GET", "/api/v4/version", c.admin, "")
+			b.WriteString(strconv.Itoa(status / 100))
+		}
+		return b.String()
+	}
+	first, second := pattern(), pattern()
+	if first != second || !strings.Contains(first, "5") || !strings.Contains(first, "2") {
+		t.Errorf("seeded share: %s then %s, want the same mix of 2xx and 5xx", first, second)
+	}
+}
+
+// serve --faults FILE declares faults at start.
+func TestFaultsFile(t *testing.T) {
+	c := newConvServer(t, reference.Config{})
+	file := t.TempDir() + "/faults.yaml"
+	os.WriteFile(file, []byte("- method: POST\n  path: /api/v4/projects\n  status: 429\n"), 0o644)
+	if err := c.inst.LoadFaults(file); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(http.StatusTooManyRequests, "POST", "/api/v4/projects", c.admin, `{"name":"x"}`)
+	c.expect(http.StatusOK, "GET", "/api/v4/projects", c.admin, "")
+	os.WriteFile(file, []byte("- method: POST\n  status: 429\n"), 0o644)
+	if err := c.inst.LoadFaults(file); err == nil || !strings.Contains(err.Error(), "path is invalid") {
+		t.Errorf("a fault without a path: %v", err)
+	}
 }

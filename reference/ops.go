@@ -20,6 +20,7 @@ import (
 //	GET  /-/liveness   200 {"status":"ok"} while the process serves
 //	POST /-/reset      204 after the world is back to its start (administrator token)
 //	GET  /-/requests   200 the request journal (administrator; journal.go); DELETE clears it
+//	GET  /-/faults     200 the faults declared (administrator; faults.go); POST adds, DELETE removes
 type Handler struct {
 	inst *Instance
 	mu   sync.Mutex // one log line at a time
@@ -32,6 +33,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(api.WithRequestInfo(r.Context(), info))
 	hook := true
 	var tap *bodyTap
+	var fault *Fault
 	switch path := r.URL.EscapedPath(); {
 	case path == "/-/liveness":
 		h.health(rec, r, map[string]any{"status": "ok"})
@@ -44,22 +46,39 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reset(rec, r)
 	case path == "/-/requests":
 		h.requests(rec, r)
+	case path == "/-/faults":
+		h.faultsHook(rec, r, "")
+	case strings.HasPrefix(path, "/-/faults/"):
+		h.faultsHook(rec, r, strings.TrimPrefix(path, "/-/faults/"))
 	default:
 		hook = false
 		if h.inst.journal != nil && r.Body != nil && r.Body != http.NoBody {
 			tap = &bodyTap{ReadCloser: r.Body}
 			r.Body = tap
 		}
+		// A fault's latency runs before the gate, so a slowed request
+		// never holds up a reset.
+		if fault = h.inst.faults.pick(r.Method, path); fault != nil && h.inject(rec, r, fault) {
+			break
+		}
 		h.inst.gate.RLock()
 		h.inst.Server.ServeHTTP(rec, r)
 		h.inst.gate.RUnlock()
 	}
 	took := time.Since(start)
+	status := rec.code()
+	if fault != nil && fault.Drop {
+		status = 0 // no answer: the connection was closed
+	}
 	if !hook && h.inst.journal != nil {
-		h.record(r, tap, rec.code(), took, info, "", start)
+		note := ""
+		if fault != nil {
+			note = fault.describe()
+		}
+		h.record(r, tap, status, took, info, note, start)
 	}
 	if h.inst.cfg.RequestLog != nil {
-		h.log(r, rec.code(), took, info.Caller)
+		h.log(r, status, took, info.Caller)
 	}
 }
 

@@ -78,6 +78,7 @@ type Instance struct {
 	gate sync.RWMutex
 
 	journal *journal // nil when JournalSize is negative
+	faults  faults   // none until declared (faults.go)
 }
 
 // MaxHeaderBytes is what servers of the reference allow for the request line

@@ -198,6 +198,7 @@ func serve(args []string) error {
 	maxQuery := fs.Int("max-query-bytes", 0, "longest query string accepted before 414 (0: 8192)")
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
 	importAny := fs.Bool("import-from-any", false, "let direct-transfer imports (POST /bulk_imports) reach sources beyond loopback")
+	faultsFile := fs.String("faults", "", "declare the faults of FILE (a YAML or JSON list: method, path or endpoint, latency, status, drop, nth, probability, seed); none by default")
 	journalSize := fs.Int("journal-size", reference.DefaultJournalSize, "requests GET /-/requests keeps, newest last (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -240,6 +241,11 @@ func serve(args []string) error {
 		return err
 	}
 	defer inst.Close() // the repositories' temporary directory, the data dir's database
+	if *faultsFile != "" {
+		if err := inst.LoadFaults(*faultsFile); err != nil {
+			return err
+		}
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("v4cert reference server listening on %s\n", base)
 	fmt.Printf("  API base:            %s/api/v4\n", base)
