@@ -233,14 +233,14 @@ func TestFaultsOnDemand(t *testing.T) {
 	}
 	// Refused declarations add nothing, and say which field is wrong.
 	for body, field := range map[string]string{
-		`{"path":"/api/v4/version"}`:                                 "status",
-		`{"path":"/api/v4/version","status":200}`:                    "status",
-		`{"path":"api/v4","status":500}`:                             "path",
-		`{"endpoint":"no.such","status":500}`:                        "endpoint",
-		`{"path":"/api/v4","latency":"soon"}`:                        "latency",
-		`{"path":"/api/v4","status":500,"nth":2,"probability":0.5}`:  "probability",
+		`{"path":"/api/v4/version"}`:                                  "status",
+		`{"path":"/api/v4/version","status":200}`:                     "status",
+		`{"path":"api/v4","status":500}`:                              "path",
+		`{"endpoint":"no.such","status":500}`:                         "endpoint",
+		`{"path":"/api/v4","latency":"soon"}`:                         "latency",
+		`{"path":"/api/v4","status":500,"nth":2,"probability":0.5}`:   "probability",
 		`[{"path":"/api/v4","status":500},{"path":"/x","status":42}]`: "status",
-		`{"path":"/api/v4","status":500,"colour":"red"}`:             "faults",
+		`{"path":"/api/v4","status":500,"colour":"red"}`:              "faults",
 	} {
 		if status, data := c.do("POST", "/-/faults", c.admin, body); status != 400 || !strings.Contains(string(data), `"`+field+` is invalid"`) {
 			t.Errorf("POST /-/faults %s: %d %s, want 400 %s is invalid", body, status, data, field)
