@@ -21,6 +21,7 @@ import (
 //	POST /-/reset      204 after the world is back to its start (administrator token)
 //	GET  /-/requests   200 the request journal (administrator; journal.go); DELETE clears it
 //	GET  /-/faults     200 the faults declared (administrator; faults.go); POST adds, DELETE removes
+//	POST /-/snapshots/NAME[/restore]  the world saved or restored (administrator; snapshots.go)
 type Handler struct {
 	inst *Instance
 	mu   sync.Mutex // one log line at a time
@@ -50,6 +51,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.faultsHook(rec, r, "")
 	case strings.HasPrefix(path, "/-/faults/"):
 		h.faultsHook(rec, r, strings.TrimPrefix(path, "/-/faults/"))
+	case path == "/-/snapshots":
+		h.snapshotsHook(rec, r, "")
+	case strings.HasPrefix(path, "/-/snapshots/"):
+		h.snapshotsHook(rec, r, strings.TrimPrefix(path, "/-/snapshots/"))
 	default:
 		hook = false
 		if h.inst.journal != nil && r.Body != nil && r.Body != http.NoBody {

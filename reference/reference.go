@@ -79,6 +79,10 @@ type Instance struct {
 
 	journal *journal // nil when JournalSize is negative
 	faults  faults   // none until declared (faults.go)
+
+	// namedDir holds the named snapshots without --data-dir (snapshots.go).
+	namedMu  sync.Mutex
+	namedDir string
 }
 
 // MaxHeaderBytes is what servers of the reference allow for the request line
@@ -283,6 +287,9 @@ func (i *Instance) Close() error {
 	err := errors.Join(i.Server.Close(), i.Registry.Close())
 	if i.snapshotDir != "" {
 		err = errors.Join(err, os.RemoveAll(i.snapshotDir))
+	}
+	if i.namedDir != "" {
+		err = errors.Join(err, os.RemoveAll(i.namedDir))
 	}
 	return errors.Join(err, i.closeDB())
 }

@@ -96,3 +96,7 @@ func noteUnrouted(r *http.Request) {
 		info.Unrouted = true
 	}
 }
+
+// RouteNotFound is the catch-all 404 ({"error": "404 Not Found"}), for a
+// path under an operator hook that names nothing.
+func RouteNotFound() error { return routeNotFound() }
