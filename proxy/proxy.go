@@ -348,7 +348,7 @@ type pending struct {
 	skip    string // why it is neither checked nor recorded (client went away, body too large)
 	// replayed: answered from the cassette, so not recorded again (RecordMissing)
 	replayed bool
-	reqTee  *reqTee
+	reqTee   *reqTee
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
