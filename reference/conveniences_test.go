@@ -122,6 +122,11 @@ func TestRequestJournal(t *testing.T) {
 	c := newConvServer(t, reference.Config{})
 	c.adminOnly("GET", "/-/requests")
 	c.adminOnly("DELETE", "/-/requests")
+	for _, hook := range []string{"/-/requests", "/-/faults", "/-/snapshots", "/-/snapshots/x/restore"} {
+		if status, _ := c.do("PUT", hook, c.admin, ""); status != http.StatusMethodNotAllowed {
+			t.Errorf("PUT %s: %d, want 405", hook, status)
+		}
+	}
 	c.expect(http.StatusNoContent, "DELETE", "/-/requests", c.admin, "")
 	if got := journalOf(t, c, ""); len(got) != 0 {
 		t.Fatalf("journal after DELETE: %d entries, want 0", len(got))
@@ -278,6 +283,9 @@ func TestFaultsOnDemand(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("dropped request answered %d", resp.StatusCode)
+	}
+	if j := journalOf(t, c, "?path=/api/v4/version"); len(j) == 0 || j[len(j)-1].Status != 0 || !strings.Contains(j[len(j)-1].Fault, "drop") {
+		t.Errorf("journal of the dropped request: %+v", j)
 	}
 	c.expect(http.StatusNoContent, "DELETE", "/-/faults", c.admin, "")
 	c.expect(http.StatusOK, "GET", "/api/v4/version", c.admin, "")

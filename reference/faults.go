@@ -291,7 +291,7 @@ func (h *Handler) faultsHook(w http.ResponseWriter, r *http.Request, id string) 
 	if id != "" {
 		allow = "DELETE"
 	}
-	if !strings.Contains(allow, r.Method) {
+	if !allows(allow, r.Method) {
 		notAllowed(w, allow)
 		return
 	}

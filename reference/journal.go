@@ -132,7 +132,8 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 // record makes the journal entry of a request served (secrets still in it;
 // redact removes them when the journal is read).
 func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Duration, info *api.RequestInfo, fault string, start time.Time) {
-	if tap != nil && !tap.truncated && tap.buf.Len() < journalBodyBytes {
+	// Not on a dropped connection: its body is gone with it.
+	if tap != nil && status != 0 && !tap.truncated && tap.buf.Len() < journalBodyBytes {
 		// What the handler left unread, so a near-miss's body shows too.
 		io.CopyN(&tap.buf, tap.ReadCloser, int64(journalBodyBytes-tap.buf.Len()))
 	}
@@ -149,7 +150,11 @@ func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Du
 	if tap != nil {
 		e.Body, e.Truncated = tap.buf.String(), tap.truncated
 	}
-	if ep := specs.Default().MatchRoot(r.Method, e.Path); ep != nil {
+	ep := specs.Default().MatchRoot(r.Method, e.Path)
+	if ep == nil && r.Method == http.MethodHead {
+		ep = specs.Default().MatchRoot(http.MethodGet, e.Path) // the mux serves GET routes for HEAD
+	}
+	if ep != nil {
 		e.Endpoint = ep.ID
 	} else if info.Unrouted {
 		e.NearMiss = closestEndpoint(r.Method, e.Path)
@@ -271,7 +276,7 @@ func letterDistance(a, b string) int {
 // method is matched ignoring case, path is a prefix of the escaped path,
 // status is a code (404) or a class (4xx), since an RFC 3339 time.
 func (h *Handler) requests(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodDelete {
+	if !allows("GET, HEAD, DELETE", r.Method) {
 		notAllowed(w, "GET, HEAD, DELETE")
 		return
 	}
@@ -347,6 +352,16 @@ func (i *Instance) tokens() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// allows reports whether method is one of allow ("GET, HEAD, DELETE").
+func allows(allow, method string) bool {
+	for _, m := range strings.Split(allow, ", ") {
+		if m == method {
+			return true
+		}
+	}
+	return false
 }
 
 func notAllowed(w http.ResponseWriter, allow string) {

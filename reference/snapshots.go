@@ -267,7 +267,7 @@ func (h *Handler) snapshotsHook(w http.ResponseWriter, r *http.Request, rest str
 		api.WriteError(w, api.RouteNotFound())
 		return
 	}
-	if !strings.Contains(allow, r.Method) {
+	if !allows(allow, r.Method) {
 		notAllowed(w, allow)
 		return
 	}
