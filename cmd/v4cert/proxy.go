@@ -107,9 +107,6 @@ func runProxy(args []string) int {
 		return 2
 	}
 	m := proxy.Mode(*mode)
-	if (m == proxy.ModeValidate || m == proxy.ModeRecord || m == proxy.ModeRecordOnce) && *upstream == "" {
-		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
-	}
 	opts := proxy.Options{Mode: m, Upstream: *upstream, Cassette: *cas, PreserveHost: *preserveHost, Timeout: *timeout,
 		ReplayRepeat: *repeat, RecordMissing: *recordMissing, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
 	fs.Visit(func(f *flag.Flag) {
@@ -156,6 +153,9 @@ func runProxy(args []string) int {
 		fmt.Fprintf(os.Stderr, "v4cert proxy: record-once: %s\n", map[bool]string{true: *cas + " exists, replaying it", false: *cas + " does not exist, recording it"}[p.Mode() == proxy.ModeReplay])
 	}
 	m = p.Mode()
+	if (m == proxy.ModeValidate || m == proxy.ModeRecord) && *upstream == "" {
+		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
+	}
 	fmt.Fprintf(os.Stderr, "v4cert proxy (%s) listening on %s", m, base)
 	if *upstream != "" && (m != proxy.ModeReplay || *recordMissing) {
 		fmt.Fprintf(os.Stderr, " → %s", *upstream)
