@@ -334,3 +334,32 @@ func TestFaultsFile(t *testing.T) {
 		t.Errorf("a fault without a path: %v", err)
 	}
 }
+
+// BenchmarkJournal measures what the request journal costs a request over
+// loopback: GET /api/v4/user with the journal kept (the default) and off.
+func BenchmarkJournal(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		size int
+	}{{"on", 0}, {"off", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			inst, err := reference.New(reference.Config{RootToken: persistRoot, Seed: "demo", FixedClock: true, JournalSize: c.size})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(inst.Handler())
+			defer func() { srv.Close(); inst.Close() }()
+			req, _ := http.NewRequest("GET", srv.URL+"/api/v4/user", nil)
+			req.Header.Set("PRIVATE-TOKEN", persistRoot)
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}

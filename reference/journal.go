@@ -51,6 +51,8 @@ type JournalEntry struct {
 	NearMiss *NearMiss `json:"near_miss,omitempty"`
 	// Fault names the fault injected into this request (faults.go).
 	Fault string `json:"fault,omitempty"`
+
+	unrouted bool // no endpoint had this method and path (the catch-all 404)
 }
 
 // NearMiss is the endpoint of the rulebook closest to a request no endpoint
@@ -150,22 +152,26 @@ func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Du
 	if tap != nil {
 		e.Body, e.Truncated = tap.buf.String(), tap.truncated
 	}
-	ep := specs.Default().MatchRoot(r.Method, e.Path)
-	if ep == nil && r.Method == http.MethodHead {
+	e.unrouted = info.Unrouted
+	h.inst.journal.add(e)
+}
+
+// redactEntry returns e as the journal shows it: secret headers, query
+// parameters and body fields hidden by the one secret policy, and the
+// administrator's and seeded accounts' tokens wherever they appear.
+//
+// The rulebook endpoint, or for a near-miss the closest one, is found here
+// too, when the journal is read rather than on every request.
+func redactEntry(e JournalEntry, red *reports.Redactor) JournalEntry {
+	ep := specs.Default().MatchRoot(e.Method, e.Path)
+	if ep == nil && e.Method == http.MethodHead {
 		ep = specs.Default().MatchRoot(http.MethodGet, e.Path) // the mux serves GET routes for HEAD
 	}
 	if ep != nil {
 		e.Endpoint = ep.ID
-	} else if info.Unrouted {
-		e.NearMiss = closestEndpoint(r.Method, e.Path)
+	} else if e.unrouted {
+		e.NearMiss = closestEndpoint(e.Method, e.Path)
 	}
-	h.inst.journal.add(e)
-}
-
-// redact returns e as the journal shows it: secret headers, query
-// parameters and body fields hidden by the one secret policy, and the
-// administrator's and seeded accounts' tokens wherever they appear.
-func redactEntry(e JournalEntry, red *reports.Redactor) JournalEntry {
 	e.Path = red.Text(e.Path)
 	if e.Query != "" {
 		e.Query = red.Text(redactQuery(e.Query))
