@@ -128,3 +128,34 @@ func TestCertifiedBundleVerifies(t *testing.T) {
 		t.Errorf("the bundle restored: exit %d\n%s", status, output)
 	}
 }
+
+// `v4cert serve --faults FILE --journal-size N`: the file's faults are on
+// from the start, and the journal keeps the newest N requests.
+func TestServeFaultsFileAndJournalSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a server")
+	}
+	file := filepath.Join(t.TempDir(), "faults.json")
+	os.WriteFile(file, []byte(`[{"method":"GET","path":"/api/v4/version","status":502,"nth":2}]`), 0o644)
+	s := startServe(t, "--root-token", serveToken, "--faults", file, "--journal-size", "2")
+	for i, want := range []int{200, 502, 200} {
+		if status, body, err := s.call("GET", "/api/v4/version", nil); err != nil || status != want {
+			t.Errorf("GET /version #%d: %d %s %v, want %d", i+1, status, body, err, want)
+		}
+	}
+	status, body, err := s.call("GET", "/-/requests", nil)
+	var journal []struct {
+		ID     int    `json:"id"`
+		Status int    `json:"status"`
+		Fault  string `json:"fault"`
+	}
+	if err != nil || status != 200 || json.Unmarshal(body, &journal) != nil || len(journal) != 2 ||
+		journal[0].Status != 502 || journal[0].Fault == "" || journal[1].ID != 3 {
+		t.Errorf("GET /-/requests: %d %s %v", status, body, err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("- status: 500\n"), 0o644)
+	if status, out := runV4cert(t, "serve", "--addr", "127.0.0.1:0", "--faults", bad); status == 0 || !strings.Contains(out, "path is invalid") {
+		t.Errorf("serve --faults with a fault without a path: exit %d\n%s", status, out)
+	}
+}
