@@ -423,6 +423,10 @@ func FormatSummary(s Summary) string {
 	}
 	if s.Mode == "replay" {
 		fmt.Fprintf(&b, "replay: %d answered from the cassette, %d misses\n", s.Replayed, s.Misses)
+		if s.Recorded > 0 || s.Dropped > 0 {
+			// --record-missing: the new episodes appended.
+			fmt.Fprintf(&b, "cassette: %d new interactions appended, %d left out (no complete answer)\n", s.Recorded, s.Dropped)
+		}
 	}
 	fmt.Fprintf(&b, "coverage: %d of %d endpoints\n", s.CoveredEPs, s.Endpoints)
 	ids := make([]string, 0, len(s.Coverage))

@@ -33,6 +33,9 @@ const (
 	ModeValidate Mode = "validate" // pass traffic on and check it
 	ModeRecord   Mode = "record"   // check it and write a cassette
 	ModeReplay   Mode = "replay"   // answer from a cassette, no upstream
+	// ModeRecordOnce replays a cassette that exists and records one that
+	// does not, as go-vcr's ModeRecordOnce (New settles which).
+	ModeRecordOnce Mode = "record-once"
 )
 
 // Options configure a Proxy.
@@ -61,6 +64,12 @@ type Options struct {
 	// the last of them again, as go-vcr v4's replayable interactions do;
 	// without it such a request is a miss.
 	ReplayRepeat bool
+	// RecordMissing, in replay, sends a request the cassette has no answer
+	// for to Upstream and appends the exchange to the same cassette, as
+	// go-vcr's ModeReplayWithNewEpisodes: replay what was recorded, record
+	// what is new. Each request not answered from the cassette is recorded
+	// (two alike, two episodes), and replayed in that order next time.
+	RecordMissing bool
 	// Violations receives one JSON line per finding; nil writes none.
 	Violations io.Writer
 	// Rulebook defaults to specs.Default().
@@ -158,9 +167,23 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{opts: opts, checker: NewChecker(opts.Rulebook), tally: NewTally(opts.Rulebook), idle: opts.Timeout}
 	p.flushCond = sync.NewCond(&p.flushMu)
+	if opts.Mode == ModeRecordOnce {
+		if opts.Cassette == "" {
+			return nil, errors.New("proxy: record-once needs a cassette")
+		}
+		if _, err := os.Stat(opts.Cassette); err == nil {
+			opts.Mode = ModeReplay
+		} else {
+			opts.Mode = ModeRecord
+		}
+		p.opts.Mode = opts.Mode
+	}
+	if opts.RecordMissing && (opts.Mode != ModeReplay || opts.Upstream == "") {
+		return nil, errors.New("proxy: recording what is missing needs replay mode and an upstream")
+	}
 	switch opts.Mode {
-	case ModeValidate, ModeRecord:
-		if opts.Upstream != "" {
+	case ModeValidate, ModeRecord, ModeReplay:
+		if opts.Upstream != "" && (opts.Mode != ModeReplay || opts.RecordMissing) {
 			u, err := url.Parse(strings.TrimSuffix(strings.TrimSuffix(opts.Upstream, "/"), apiPrefix))
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return nil, fmt.Errorf("proxy: upstream %q is not an http(s)://host[:port] URL", opts.Upstream)
@@ -171,6 +194,9 @@ func New(opts Options) (*Proxy, error) {
 			p.upstream = u
 			p.upstreamOrigins = originForms(u.Scheme, u.Host)
 		}
+	}
+	switch opts.Mode {
+	case ModeValidate, ModeRecord:
 	case ModeReplay:
 		if opts.Cassette == "" {
 			return nil, errors.New("proxy: replay needs a cassette")
@@ -184,9 +210,13 @@ func New(opts Options) (*Proxy, error) {
 		}
 		p.replay = newReplayer(c, opts.ReplayRepeat)
 	default:
-		return nil, fmt.Errorf("proxy: mode %q (want validate, record or replay)", opts.Mode)
+		return nil, fmt.Errorf("proxy: mode %q (want validate, record, replay or record-once)", opts.Mode)
 	}
-	if opts.Mode == ModeRecord {
+	if opts.RecordMissing {
+		// New episodes go after the recorded ones, in the cassette's format.
+		opts.Existing, opts.CassetteFormat = Append, 0
+	}
+	if opts.Mode == ModeRecord || opts.RecordMissing {
 		if opts.Cassette == "" {
 			return nil, errors.New("proxy: record needs a cassette")
 		}
@@ -296,6 +326,10 @@ func (p *Proxy) Start(addr string) (string, error) {
 	return "http://" + ln.Addr().String(), nil
 }
 
+// Mode is the mode the proxy runs in: record-once has become record or
+// replay by now.
+func (p *Proxy) Mode() Mode { return p.opts.Mode }
+
 // Addr is the listening address after Start.
 func (p *Proxy) Addr() string {
 	if p.ln == nil {
@@ -312,7 +346,9 @@ type pending struct {
 	respBuf *bytes.Buffer
 	refs    atomic.Int32
 	skip    string // why it is neither checked nor recorded (client went away, body too large)
-	reqTee  *reqTee
+	// replayed: answered from the cassette, so not recorded again (RecordMissing)
+	replayed bool
+	reqTee   *reqTee
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -346,6 +382,12 @@ func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Respons
 		pd.reqTee = &reqTee{rc: req.Body, buf: pd.reqBuf, max: p.opts.MaxBody}
 		req.Body = pd.reqTee
 	}
+	return p.forward(req, pd, start)
+}
+
+// forward carries a request to the upstream; its answer reaches the
+// client as it streams, and the exchange is finished when the body is.
+func (p *Proxy) forward(req *http.Request, pd *pending, start time.Time) (*http.Response, error) {
 	// The upstream call outlives a client that hangs up mid-body, so the
 	// answer is still recorded whole; the stall timer below still bounds it.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(req.Context()))
@@ -378,6 +420,13 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 	}
 	pd.ex.ReqBody = pd.reqBuf.Bytes()
 	e, miss := p.replay.answer(req, pd.ex.ReqBody)
+	if miss != nil && p.opts.RecordMissing {
+		// A new episode: the upstream answers, and the exchange is checked
+		// and appended to the cassette as record mode does.
+		req.Body = io.NopCloser(bytes.NewReader(pd.ex.ReqBody))
+		req.ContentLength = int64(len(pd.ex.ReqBody))
+		return p.forward(req, pd, start)
+	}
 	if miss != nil {
 		p.misses.Add(1)
 		p.opts.Log.Print(miss.line(req))
@@ -386,11 +435,14 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 		return miss.response(req), nil
 	}
 	p.replayed.Add(1)
+	pd.replayed = true
 	resp := e.response(req)
 	// Links naming the host the cassette recorded name this listener as the
 	// client reached it, whatever port it runs on now; a client addressing
 	// the recorded host itself keeps them as they are.
-	if self := clientBase(req); self != "" && !strings.EqualFold(req.Host, e.host) {
+	// With an upstream (RecordMissing) the request names the upstream by
+	// now, and the client's own base decides.
+	if self := clientBase(req); self != "" && (p.upstream != nil || !strings.EqualFold(req.Host, e.host)) {
 		resp.Header = rebaseHeader(resp.Header, e.origins, self)
 	}
 	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
@@ -637,7 +689,9 @@ func (p *Proxy) report(vs []Violation) {
 func (p *Proxy) recordWorker() {
 	defer p.wg.Done()
 	for pd := range p.recQ {
-		if pd.skip != "" || pd.ex.Err != nil {
+		if pd.replayed {
+			// In the cassette already.
+		} else if pd.skip != "" || pd.ex.Err != nil {
 			p.dropped.Add(1)
 		} else if err := p.cas.write(interactionOf(&pd.ex)); err != nil {
 			p.vmu.Lock()

@@ -19,6 +19,9 @@ import (
 //	GET  /-/readiness  200 {"status":"ok","master_check":[{"status":"ok"}]} once the world is built
 //	GET  /-/liveness   200 {"status":"ok"} while the process serves
 //	POST /-/reset      204 after the world is back to its start (administrator token)
+//	GET  /-/requests   200 the request journal (administrator; journal.go); DELETE clears it
+//	GET  /-/faults     200 the faults declared (administrator; faults.go); POST adds, DELETE removes
+//	POST /-/snapshots/NAME[/restore]  the world saved or restored (administrator; snapshots.go)
 type Handler struct {
 	inst *Instance
 	mu   sync.Mutex // one log line at a time
@@ -29,23 +32,58 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusWriter{ResponseWriter: w}
 	info := &api.RequestInfo{}
 	r = r.WithContext(api.WithRequestInfo(r.Context(), info))
-	switch r.URL.EscapedPath() {
-	case "/-/liveness":
+	hook := true
+	var tap *bodyTap
+	var fault *Fault
+	switch path := r.URL.EscapedPath(); {
+	case path == "/-/liveness":
 		h.health(rec, r, map[string]any{"status": "ok"})
-	case "/-/readiness":
+	case path == "/-/readiness":
 		// Ready means the world is built: a reset in progress holds it.
 		h.inst.gate.RLock()
 		h.health(rec, r, map[string]any{"status": "ok", "master_check": []map[string]string{{"status": "ok"}}})
 		h.inst.gate.RUnlock()
-	case "/-/reset":
+	case path == "/-/reset":
 		h.reset(rec, r)
+	case path == "/-/requests":
+		h.requests(rec, r)
+	case path == "/-/faults":
+		h.faultsHook(rec, r, "")
+	case strings.HasPrefix(path, "/-/faults/"):
+		h.faultsHook(rec, r, strings.TrimPrefix(path, "/-/faults/"))
+	case path == "/-/snapshots":
+		h.snapshotsHook(rec, r, "")
+	case strings.HasPrefix(path, "/-/snapshots/"):
+		h.snapshotsHook(rec, r, strings.TrimPrefix(path, "/-/snapshots/"))
 	default:
+		hook = false
+		if h.inst.journal != nil && r.Body != nil && r.Body != http.NoBody {
+			tap = &bodyTap{ReadCloser: r.Body}
+			r.Body = tap
+		}
+		// A fault's latency runs before the gate, so a slowed request
+		// never holds up a reset.
+		if fault = h.inst.faults.pick(r.Method, path); fault != nil && h.inject(rec, r, fault) {
+			break
+		}
 		h.inst.gate.RLock()
 		h.inst.Server.ServeHTTP(rec, r)
 		h.inst.gate.RUnlock()
 	}
+	took := time.Since(start)
+	status := rec.code()
+	if fault != nil && fault.Drop {
+		status = 0 // no answer: the connection was closed
+	}
+	if !hook && h.inst.journal != nil {
+		note := ""
+		if fault != nil {
+			note = fault.describe()
+		}
+		h.record(r, tap, status, took, info, note, start)
+	}
 	if h.inst.cfg.RequestLog != nil {
-		h.log(r, rec.code(), time.Since(start), info.Caller)
+		h.log(r, status, took, info.Caller)
 	}
 }
 

@@ -44,6 +44,9 @@ type Config struct {
 	// RegistryDir keeps the registry host's content on disk; empty keeps it
 	// in memory, or under DataDir/registry when DataDir is set.
 	RegistryDir string
+	// JournalSize is how many requests GET /-/requests keeps (0:
+	// DefaultJournalSize; negative keeps none).
+	JournalSize int
 }
 
 // Account is a user of the seeded world and its token.
@@ -73,6 +76,13 @@ type Instance struct {
 	// gate lets POST /-/reset wait for requests in flight and hold new ones
 	// while the world is rebuilt: requests take it shared, a reset alone.
 	gate sync.RWMutex
+
+	journal *journal // nil when JournalSize is negative
+	faults  faults   // none until declared (faults.go)
+
+	// namedDir holds the named snapshots without --data-dir (snapshots.go).
+	namedMu  sync.Mutex
+	namedDir string
 }
 
 // MaxHeaderBytes is what servers of the reference allow for the request line
@@ -141,7 +151,7 @@ func unmade(dir string) func() {
 }
 
 func build(cfg Config, world *World, clock store.Clock) (*Instance, error) {
-	inst := &Instance{cfg: cfg, world: world}
+	inst := &Instance{cfg: cfg, world: world, journal: newJournal(cfg.JournalSize)}
 	var st *store.Store
 	var err error
 	repoDir := ""
@@ -277,6 +287,9 @@ func (i *Instance) Close() error {
 	err := errors.Join(i.Server.Close(), i.Registry.Close())
 	if i.snapshotDir != "" {
 		err = errors.Join(err, os.RemoveAll(i.snapshotDir))
+	}
+	if i.namedDir != "" {
+		err = errors.Join(err, os.RemoveAll(i.namedDir))
 	}
 	return errors.Join(err, i.closeDB())
 }

@@ -260,7 +260,26 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 	default:
 		rep.decide("", "")
 	}
+	rep.addCurl()
 	return rep
+}
+
+// addCurl gives every failure with traffic the curl line repeating the
+// exchange it shows.
+func (r *Report) addCurl() {
+	set := func(f *Failure) {
+		if i := f.Shown(); i >= 0 && f.Curl == "" {
+			f.Curl = f.Exchanges[i].Curl()
+		}
+	}
+	for i := range r.Rules {
+		for j := range r.Rules[i].Failures {
+			set(&r.Rules[i].Failures[j])
+		}
+	}
+	for i := range r.SuiteErrors {
+		set(&r.SuiteErrors[i])
+	}
 }
 
 // decide sets the verdict: the one given with its cause, or, for a run that

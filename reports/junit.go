@@ -211,6 +211,9 @@ func failuresText(rule Rule) string {
 		for _, x := range f.Exchanges {
 			fmt.Fprintf(&b, "\n%s\n", x.String())
 		}
+		if f.Curl != "" {
+			fmt.Fprintf(&b, "\nreproduce (the token from $%s):\n%s\n", TokenVar, f.Curl)
+		}
 	}
 	return xmlSafe(b.String())
 }

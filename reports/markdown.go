@@ -317,6 +317,9 @@ func mdFailure(rule Rule) string {
 			fmt.Fprintf(&b, "<details open><summary>%s %s → %d (%s)</summary>\n\n%s</details>\n\n",
 				x.Method, htmlEscape(x.URL), x.Status, what, fence(x.String(), "http"))
 		}
+		if f.Curl != "" {
+			fmt.Fprintf(&b, "Reproduce (the token from `$%s`):\n\n%s", TokenVar, fence(f.Curl, "sh"))
+		}
 	}
 	if len(rule.Failures) == 0 && rule.Reason != "" {
 		fmt.Fprintf(&b, "%s\n\n", rule.Reason)

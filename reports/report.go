@@ -381,6 +381,9 @@ type Failure struct {
 	Message   string     `json:"message"`
 	Location  string     `json:"location,omitempty"`
 	Exchanges []Exchange `json:"exchanges"`
+	// Curl repeats the shown exchange's request against the target, the
+	// token taken from $V4CERT_TOKEN (Exchange.Curl).
+	Curl string `json:"curl,omitempty"`
 }
 
 // Kinds of failure: the first means the target broke a rule, the others that

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
@@ -91,6 +92,8 @@ func certify(args []string) int {
 	profile := fs.String("profile", reports.ProfileSpec, "what the rules judge by: spec (the spec's text) or platform (a rule the rulebook marks as a known platform divergence also passes when the target does what the platform does, and the report says which)")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("v", false, "progress lines carry whole failure messages")
+	certified := fs.Bool("certified", false, "a certified run: every rule, no --label-filter, --focus, --skip, --shard, --rerun-failed or --fail-fast, profile spec; --out becomes a bundle signed with --signing-key (v4cert report verify checks it)")
+	signingKey := fs.String("signing-key", "", "with --certified: an ed25519 private key in PEM (openssl genpkey -algorithm ed25519 -out FILE) that signs the bundle's manifest")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
@@ -100,6 +103,26 @@ func certify(args []string) int {
 	}
 	if *token == "" {
 		*token = os.Getenv("V4CERT_TOKEN")
+	}
+	var key ed25519.PrivateKey
+	if *certified {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if refused := certifiedRefusals(set, *profile); len(refused) > 0 {
+			fmt.Fprintf(os.Stderr, "v4cert certify: --certified runs every rule as the spec says; it refuses %s\n", strings.Join(refused, ", "))
+			return 2
+		}
+		var err error
+		if key, err = loadSigningKey(*signingKey); err == nil {
+			err = emptyOut(*out)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert certify:", err)
+			return 2
+		}
+	} else if *signingKey != "" {
+		fmt.Fprintln(os.Stderr, "v4cert certify: --signing-key signs a --certified run's bundle; give --certified")
+		return 2
 	}
 	cfg := suites.CertifyConfig{Target: *target, Token: *token, LabelFilter: *filter, Focus: focus, Skip: skip,
 		Procs: *procs, Seed: *seed, Timeout: *timeout, FailFast: *failFast, ViaProxy: *viaProxy, Version: version,
@@ -173,10 +196,25 @@ func certify(args []string) int {
 	defer signal.Stop(stop)
 	cfg.Stop = stop
 
+	var impl reports.Implementation
+	if *certified {
+		var err error
+		if impl, err = implementationOf(cfg.Target, cfg.Token); err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert certify: --certified:", err)
+			return 2
+		}
+	}
 	rep := suites.Certify(cfg)
 	if err := reports.WriteAll(*out, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "v4cert certify: writing the reports:", err)
 		return 2
+	}
+	if *certified {
+		if err := reports.WriteBundle(*out, certification(rep, impl, cfg), key); err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert certify: writing the bundle:", err)
+			return 2
+		}
+		fmt.Fprintf(os.Stderr, "v4cert certify: certified bundle of %s %s written to %s (v4cert report verify %s)\n", impl.Name, impl.Version, *out, *out)
 	}
 	printVerdict(os.Stderr, rep, filepath.Join(*out, "report.html"))
 	return verdictExit(rep)

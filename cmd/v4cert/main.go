@@ -241,11 +241,18 @@ func serve(args []string) error {
 	maxQuery := fs.Int("max-query-bytes", 0, "longest query string accepted before 414 (0: 8192)")
 	external := fs.String("external-url", "", "base URL used in web_url and Link headers (default: from each request)")
 	importAny := fs.Bool("import-from-any", false, "let direct-transfer imports (POST /bulk_imports) reach sources beyond loopback")
+	faultsFile := fs.String("faults", "", "declare the faults of FILE (a YAML or JSON list: method, path or endpoint, latency, status, drop, nth, probability, seed); none by default")
+	journalSize := fs.Int("journal-size", reference.DefaultJournalSize, "requests GET /-/requests keeps, newest last (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if err := flagsFromEnv(fs, serveEnv); err != nil {
 		return usageError{err}
+	}
+	if *journalSize == 0 {
+		*journalSize = -1 // Config's zero is the default
+	} else if *journalSize < 0 {
+		return fmt.Errorf("--journal-size must be 0 or more, not %d", *journalSize)
 	}
 	if *clock != "real" && *clock != "fixed" {
 		return fmt.Errorf("--clock must be real or fixed, not %q", *clock)
@@ -274,11 +281,17 @@ func serve(args []string) error {
 		RootToken: *token, FixedClock: *clock == "fixed", Seed: *seed, SeedFile: *seedFile, DataDir: *dataDir,
 		RateLimit: *rate, MaxQueryBytes: *maxQuery, ExternalURL: *external, ImportFromAny: *importAny,
 		Log: log.New(os.Stderr, "v4cert: ", log.LstdFlags), RequestLog: requestLog, Version: version,
+		JournalSize: *journalSize,
 	})
 	if err != nil {
 		return err
 	}
 	defer inst.Close() // the repositories' temporary directory, the data dir's database
+	if *faultsFile != "" {
+		if err := inst.LoadFaults(*faultsFile); err != nil {
+			return err
+		}
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("v4cert reference server listening on %s\n", base)
 	fmt.Printf("  API base:            %s/api/v4\n", base)

@@ -38,7 +38,11 @@ Modes:
             no recorded answer gets status 599 with header X-V4cert-Replay: miss and a
             JSON body naming the closest recorded request and how it differs (also
             printed on stderr); --replay-repeat answers the last recorded answer again
-            once a request's answers are used up
+            once a request's answers are used up; --record-missing (with --upstream) sends
+            what the cassette cannot answer to the upstream instead and appends the
+            exchange to the same cassette (go-vcr's ModeReplayWithNewEpisodes)
+  record-once
+            replay the cassette if it exists, record it otherwise (go-vcr's ModeRecordOnce)
 
 An existing cassette is never overwritten by accident: record refuses to start
 unless --append (add to it) or --overwrite (replace it) is given. The cassette
@@ -74,7 +78,8 @@ func runProxy(args []string) int {
 	// --listen was the proxy's name for what serve calls --addr: one name per
 	// concept, the old one kept working.
 	deprecatedAlias(fs, "listen", "addr", "serve's name for the listen address")
-	mode := fs.String("mode", "validate", "validate, record or replay")
+	mode := fs.String("mode", "validate", "validate, record, replay or record-once")
+	recordMissing := fs.Bool("record-missing", false, "replay: send a request the cassette has no answer for to --upstream and append the exchange to the cassette")
 	cas := fs.String("cassette", "", "cassette file to record to or replay from (name it *.yaml for go-vcr's recorder)")
 	format := fs.Int("cassette-format", proxy.Format1, "record: 1 (go-vcr v2) or 2 (go-vcr v3 and v4); --append keeps the file's format")
 	repeat := fs.Bool("replay-repeat", false, "replay: once a request's recorded answers are used up, answer the last one again (go-vcr v4's replayable interactions)")
@@ -102,11 +107,8 @@ func runProxy(args []string) int {
 		return 2
 	}
 	m := proxy.Mode(*mode)
-	if (m == proxy.ModeValidate || m == proxy.ModeRecord) && *upstream == "" {
-		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
-	}
 	opts := proxy.Options{Mode: m, Upstream: *upstream, Cassette: *cas, PreserveHost: *preserveHost, Timeout: *timeout,
-		ReplayRepeat: *repeat, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
+		ReplayRepeat: *repeat, RecordMissing: *recordMissing, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
 	fs.Visit(func(f *flag.Flag) {
 		// Appending keeps the file's format unless one is asked for explicitly.
 		if f.Name == "cassette-format" {
@@ -147,8 +149,15 @@ func runProxy(args []string) int {
 		fmt.Fprintf(os.Stderr, "v4cert proxy: %v\n", bindError("addr", *addr, err))
 		return 1
 	}
+	if m == proxy.ModeRecordOnce {
+		fmt.Fprintf(os.Stderr, "v4cert proxy: record-once: %s\n", map[bool]string{true: *cas + " exists, replaying it", false: *cas + " does not exist, recording it"}[p.Mode() == proxy.ModeReplay])
+	}
+	m = p.Mode()
+	if (m == proxy.ModeValidate || m == proxy.ModeRecord) && *upstream == "" {
+		fmt.Fprintln(os.Stderr, "v4cert proxy: no --upstream; forward mode only (clients using HTTP_PROXY)")
+	}
 	fmt.Fprintf(os.Stderr, "v4cert proxy (%s) listening on %s", m, base)
-	if *upstream != "" && m != proxy.ModeReplay {
+	if *upstream != "" && (m != proxy.ModeReplay || *recordMissing) {
 		fmt.Fprintf(os.Stderr, " → %s", *upstream)
 	}
 	fmt.Fprintln(os.Stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 )
 
 const reportHelp = `Usage: v4cert report merge OUT SHARD/report.json...
+       v4cert report verify [--public-key FILE] BUNDLE
 
 Merges the report.json files of the N shards of one certify run (certify
 --shard K/N on N machines, e.g. the jobs of a CI matrix) into OUT: the same
@@ -23,10 +25,20 @@ Exit status: as certify's, from the merged verdict (0 CONFORMANT, 1 NOT
 CONFORMANT, 2 NOT RUN or refused, 3 NOT RUN: every selected rule skipped,
 4 INCOMPLETE: the target stopped answering in a shard, 130 INCOMPLETE: a
 shard did not finish).
+
+verify checks the bundle of a certified run (certify --certified): the
+signature of its manifest, the SHA-256 of every file, that no file was added
+or removed, and that the certification record agrees with report.json. With
+--public-key (an ed25519 public key in PEM: openssl pkey -in KEY -pubout) the
+manifest must be signed by that key. Exit status 0 when it verifies, 1 when
+it does not, 2 on a usage error.
 `
 
 // report runs `v4cert report merge`.
 func report(args []string) int {
+	if len(args) > 0 && args[0] == "verify" {
+		return reportVerify(args[1:])
+	}
 	if len(args) == 0 || args[0] != "merge" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			fmt.Print(reportHelp)
@@ -65,4 +77,42 @@ func report(args []string) int {
 	}
 	printVerdict(os.Stderr, rep, filepath.Join(out, "report.html"))
 	return verdictExit(rep)
+}
+
+// reportVerify runs `v4cert report verify`.
+func reportVerify(args []string) int {
+	fs := newFlagSet("report verify")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), reportHelp) }
+	pubPath := fs.String("public-key", "", "the signer's ed25519 public key in PEM: the bundle must be signed by it")
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(os.Stderr, "v4cert report verify: want one BUNDLE directory\n\n"+reportHelp)
+		return 2
+	}
+	var pub ed25519.PublicKey
+	if *pubPath != "" {
+		data, err := os.ReadFile(*pubPath)
+		if err == nil {
+			pub, err = reports.ParsePublicKey(data)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "v4cert report verify: --public-key:", err)
+			return 2
+		}
+	}
+	cert, err := reports.VerifyBundle(fs.Arg(0), pub)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "v4cert report verify: NOT VERIFIED: %s: %v\n", fs.Arg(0), err)
+		return 1
+	}
+	signer := "the key in its manifest (give --public-key to check who signed)"
+	if pub != nil {
+		signer = "the key of " + *pubPath
+	}
+	fmt.Printf("VERIFIED: %s %s (revision %s) at %s: %s by v4cert %s, rulebook %s; signed by %s\n",
+		cert.Implementation.Name, cert.Implementation.Version, cert.Implementation.Revision, cert.Target,
+		cert.Verdict, cert.Suite.Version, cert.Suite.RulebookDigest, signer)
+	return 0
 }

@@ -12,6 +12,8 @@ import (
 // served: who called, by username, after sudo.
 type RequestInfo struct {
 	Caller string
+	// Unrouted: no endpoint has this method and path (the catch-all 404).
+	Unrouted bool
 }
 
 type requestInfoKey struct{}
@@ -69,3 +71,32 @@ func WriteError(w http.ResponseWriter, err error) { writeError(w, asError(err, "
 
 // WriteJSON answers v as JSON with status.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// InvalidParam is the spec's 400 for a parameter of an operator hook that
+// fails its type or value set ({"error": "NAME is invalid"}, as Grape says it).
+func InvalidParam(name string) error { return invalidParam(name) }
+
+// NotFound is the spec's 404 for something an operator hook names that does
+// not exist ({"message": "404 WHAT Not Found"}).
+func NotFound(what string) error { return notFound(what) }
+
+// Conflict is the spec's 409 ({"message": "409 Conflict - MSG"}).
+func Conflict(msg string) error { return conflict(msg) }
+
+// StatusError is an answer of status in the spec's error shape
+// ({"message": "503 Service Unavailable"}): what an injected fault answers.
+func StatusError(status int) error {
+	return errorf(status, "%d %s", status, http.StatusText(status))
+}
+
+// noteUnrouted marks r, for the request journal, as a request no endpoint
+// matched (the catch-all 404): a near-miss.
+func noteUnrouted(r *http.Request) {
+	if info, ok := r.Context().Value(requestInfoKey{}).(*RequestInfo); ok {
+		info.Unrouted = true
+	}
+}
+
+// RouteNotFound is the catch-all 404 ({"error": "404 Not Found"}), for a
+// path under an operator hook that names nothing.
+func RouteNotFound() error { return routeNotFound() }

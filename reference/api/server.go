@@ -192,11 +192,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the trailing slash of a {$} pattern; the spec knows no such redirect,
 	// and such a path names no endpoint.
 	if !isCleanPath(r.URL.EscapedPath()) {
+		noteUnrouted(r)
 		writeError(w, routeNotFound())
 		return
 	}
 	_, pattern := s.mux.Handler(r)
 	if strings.HasSuffix(pattern, "/{$}") && !strings.HasSuffix(r.URL.EscapedPath(), "/") {
+		noteUnrouted(r)
 		writeError(w, routeNotFound())
 		return
 	}
@@ -208,6 +210,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// lib/grape/router.rb, transaction: a '*' route wins over the
 		// method-not-allowed neighbour). The spec's 405 row names no such
 		// case (errors.paths.2).
+		noteUnrouted(r)
 		writeError(w, routeNotFound())
 		return
 	}
