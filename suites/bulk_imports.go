@@ -108,12 +108,10 @@ var _ = Describe("POST /bulk_imports", Label("area:bulk_imports", "endpoint:bulk
 	It("requires configuration with url and access_token", Label("rule:bulk_imports.create.2"), func(ctx SpecContext) {
 		w := newBulkWorld(ctx)
 		ent := []any{groupEntity(w, Unique("dst"), nil)}
-		r := w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent}))
-		Expect(r).To(BeMissingAttribute("configuration"))
-		r = w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"access_token": w.U.Token}}))
-		Expect(r).To(BeMissingAttribute("configuration[url]"))
-		r = w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"url": api.Base}}))
-		Expect(r).To(BeMissingAttribute("configuration[access_token]"))
+		expectMissingAttributes("bulk_imports.create.2",
+			missingAnswer{"configuration", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent}))},
+			missingAnswer{"configuration[url]", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"access_token": w.U.Token}}))},
+			missingAnswer{"configuration[access_token]", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"url": api.Base}}))})
 		Expect(w.U.Get(ctx, "/bulk_imports").Body).To(MatchJSON(`[]`))
 	})
 

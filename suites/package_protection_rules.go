@@ -206,10 +206,11 @@ var _ = Describe("POST /projects/:id/packages/protection/rules", Label("area:pac
 		Expect(packageRulesList(ctx, p)).To(Equal(map[int]packageRule{id: want}))
 	})
 
-	It("requires package_name_pattern, package_type and minimum_access_level_for_push", Label("rule:package_protection_rules.create.2", "rule:errors.missing.1"), func(ctx SpecContext) {
+	It("requires package_name_pattern, package_type and minimum_access_level_for_push", Label("rule:package_protection_rules.create.2"), func(ctx SpecContext) {
 		p := NewProject(ctx, api)
 		full := map[string]any{"package_name_pattern": packagePattern(), "package_type": "npm",
 			"minimum_access_level_for_push": "maintainer"}
+		var answers []missingAnswer
 		for _, attr := range []string{"package_name_pattern", "package_type", "minimum_access_level_for_push"} {
 			body := map[string]any{}
 			for k, v := range full {
@@ -217,8 +218,9 @@ var _ = Describe("POST /projects/:id/packages/protection/rules", Label("area:pac
 					body[k] = v
 				}
 			}
-			Expect(api.Post(ctx, packageRulesOf(p), Body(body))).To(BeMissingAttribute(attr))
+			answers = append(answers, missingAnswer{attr, api.Post(ctx, packageRulesOf(p), Body(body))})
 		}
+		expectMissingAttributes("package_protection_rules.create.2", answers...)
 		Expect(packageRulesList(ctx, p)).To(BeEmpty())
 	})
 

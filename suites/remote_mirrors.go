@@ -132,7 +132,7 @@ var _ = Describe("POST /projects/:id/remote_mirrors", Label("area:remote_mirrors
 
 	It("requires url", Label("rule:remote_mirrors.create.2"), func(ctx SpecContext) {
 		p := NewProject(ctx, api)
-		Expect(api.Post(ctx, mirrorsPath(p), Body(map[string]any{"enabled": true}))).To(BeMissingAttribute("url"))
+		expectMissingAttributes("remote_mirrors.create.2", missingAnswer{"url", api.Post(ctx, mirrorsPath(p), Body(map[string]any{"enabled": true}))})
 		Expect(api.Get(ctx, mirrorsPath(p)).Body).To(MatchJSON(`[]`))
 	})
 
