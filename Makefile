@@ -14,7 +14,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -114,6 +114,9 @@ bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback thr
 	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
 	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
 	V4CERT_BENCH_PROCS="$(CERTIFY_PROCS)" $(GO) test -run '^$$' -bench BenchmarkCertifyLatency -benchtime=1x -timeout 90m ./cmd/v4cert
+
+certify-as-the-platform: ## certify the reference made to answer as the platform does, one known divergence at a time: each class-3 rule fails labelled as its divergence (profile spec) and passes as the platform does (profile platform)
+	V4CERT_AS_THE_PLATFORM=1 $(GO) test -count=1 -run '^TestCertifyAsThePlatform$$' -v ./cmd/v4cert
 
 suites-proxy: ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
 	@mkdir -p $(PROXY_OUT)

@@ -108,12 +108,10 @@ var _ = Describe("POST /bulk_imports", Label("area:bulk_imports", "endpoint:bulk
 	It("requires configuration with url and access_token", Label("rule:bulk_imports.create.2"), func(ctx SpecContext) {
 		w := newBulkWorld(ctx)
 		ent := []any{groupEntity(w, Unique("dst"), nil)}
-		r := w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent}))
-		Expect(r).To(BeMissingAttribute("configuration"))
-		r = w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"access_token": w.U.Token}}))
-		Expect(r).To(BeMissingAttribute("configuration[url]"))
-		r = w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"url": api.Base}}))
-		Expect(r).To(BeMissingAttribute("configuration[access_token]"))
+		expectMissingAttributes("bulk_imports.create.2",
+			missingAnswer{"configuration", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent}))},
+			missingAnswer{"configuration[url]", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"access_token": w.U.Token}}))},
+			missingAnswer{"configuration[access_token]", w.U.Post(ctx, "/bulk_imports", Body(map[string]any{"entities": ent, "configuration": map[string]any{"url": api.Base}}))})
 		Expect(w.U.Get(ctx, "/bulk_imports").Body).To(MatchJSON(`[]`))
 	})
 
@@ -350,11 +348,19 @@ var _ = Describe("GET /bulk_imports/:id", Label("area:bulk_imports", "endpoint:b
 		Expect(api.Anonymous().Get(ctx, bulkPath(id))).To(HaveStatus(http.StatusUnauthorized))
 	})
 
-	It("shows an import to its creator and administrators only", Label("rule:bulk_imports.get.2"), func(ctx SpecContext) {
+	It("shows an import to its creator, and to no other user", Label("rule:bulk_imports.get.2"), func(ctx SpecContext) {
 		w := newBulkWorld(ctx)
 		id := importID(startImport(ctx, w, groupEntity(w, Unique("dst"), nil)))
 		eid := fmt.Sprint(onlyEntity(ctx, w.U.Client, id).Get("id").Int())
-		Expect(api.Get(ctx, bulkPath(id))).To(HaveStatus(http.StatusOK))
+		Expect(w.U.Get(ctx, bulkPath(id))).To(HaveStatus(http.StatusOK))
+		// The spec says nothing on who sees an import; the platform shows
+		// each user only their own, administrators included
+		// (bulk_imports.get.2's platform.does), so an administrator reads
+		// it or gets 404.
+		if r := api.Get(ctx, bulkPath(id)); r.Status != http.StatusNotFound {
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.Get("id").Int()).To(BeEquivalentTo(id))
+		}
 		other := NewUser(ctx)
 		for _, p := range []string{bulkPath(id), bulkPath(id, "entities"), bulkPath(id, "entities", eid), bulkPath(id, "entities", eid, "failures")} {
 			Expect(other.Get(ctx, p)).To(HaveStatus(http.StatusNotFound), p)

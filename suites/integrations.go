@@ -206,10 +206,9 @@ var _ = Describe("PUT /projects/:id/integrations/:slug", Label("area:integration
 	It("requires issues_url and project_url of custom-issue-tracker, not new_issue_url", Label("rule:integrations.set.2"), func(ctx SpecContext) {
 		w := newIntegrationWorld(ctx)
 		path := integrationPath(w.Private, "custom-issue-tracker")
-		Expect(w.maintainer().Put(ctx, path, Body(map[string]any{"project_url": "https://tracker.example.com/project"}))).
-			To(BeMissingAttribute("issues_url"))
-		Expect(w.maintainer().Put(ctx, path, Body(map[string]any{"issues_url": "https://tracker.example.com/issues/:id"}))).
-			To(BeMissingAttribute("project_url"))
+		expectMissingAttributes("integrations.set.2",
+			missingAnswer{"issues_url", w.maintainer().Put(ctx, path, Body(map[string]any{"project_url": "https://tracker.example.com/project"}))},
+			missingAnswer{"project_url", w.maintainer().Put(ctx, path, Body(map[string]any{"issues_url": "https://tracker.example.com/issues/:id"}))})
 		expectNotSetUp(ctx, w.Private, "custom-issue-tracker")
 		r := setIntegration(ctx, w.maintainer(), w.Private, "custom-issue-tracker", issueTrackerSettings)
 		Expect(r.Get("active").Bool()).To(BeTrue(), "new_issue_url is optional")
@@ -217,25 +216,24 @@ var _ = Describe("PUT /projects/:id/integrations/:slug", Label("area:integration
 
 	It("requires recipients of pipelines-email", Label("rule:integrations.set.3"), func(ctx SpecContext) {
 		w := newIntegrationWorld(ctx)
-		Expect(w.maintainer().Put(ctx, integrationPath(w.Private, "pipelines-email"),
-			Body(map[string]any{"notify_only_broken_pipelines": true}))).To(BeMissingAttribute("recipients"))
+		expectMissingAttributes("integrations.set.3", missingAnswer{"recipients", w.maintainer().Put(ctx, integrationPath(w.Private, "pipelines-email"),
+			Body(map[string]any{"notify_only_broken_pipelines": true}))})
 		expectNotSetUp(ctx, w.Private, "pipelines-email")
 	})
 
 	It("requires webhook of slack", Label("rule:integrations.set.4"), func(ctx SpecContext) {
 		w := newIntegrationWorld(ctx)
-		Expect(w.maintainer().Put(ctx, integrationPath(w.Private, "slack"),
-			Body(map[string]any{"username": "bot", "channel": "general"}))).To(BeMissingAttribute("webhook"))
+		expectMissingAttributes("integrations.set.4", missingAnswer{"webhook", w.maintainer().Put(ctx, integrationPath(w.Private, "slack"),
+			Body(map[string]any{"username": "bot", "channel": "general"}))})
 		expectNotSetUp(ctx, w.Private, "slack")
 	})
 
 	It("requires token and drone_url of drone-ci", Label("rule:integrations.set.5"), func(ctx SpecContext) {
 		w := newIntegrationWorld(ctx)
 		path := integrationPath(w.Private, "drone-ci")
-		Expect(w.maintainer().Put(ctx, path, Body(map[string]any{"drone_url": "https://drone.example.com"}))).
-			To(BeMissingAttribute("token"))
-		Expect(w.maintainer().Put(ctx, path, Body(map[string]any{"token": "drone-ci-token"}))).
-			To(BeMissingAttribute("drone_url"))
+		expectMissingAttributes("integrations.set.5",
+			missingAnswer{"token", w.maintainer().Put(ctx, path, Body(map[string]any{"drone_url": "https://drone.example.com"}))},
+			missingAnswer{"drone_url", w.maintainer().Put(ctx, path, Body(map[string]any{"token": "drone-ci-token"}))})
 		expectNotSetUp(ctx, w.Private, "drone-ci")
 		setIntegration(ctx, w.maintainer(), w.Private, "drone-ci", droneSettings)
 	})

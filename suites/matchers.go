@@ -116,6 +116,30 @@ func errorText(r *Response) string {
 }
 
 // BeValidationError matches Errors rule 3, with an entry for each of fields.
+// BeMutuallyExclusive matches Grape's refusal of parameters declared
+// mutually_exclusive and sent together: 400 {"error":"<a>, <b> are mutually
+// exclusive"} naming every one of names (ruby-grape/grape
+// lib/grape/locale/en.yml v2.0.0, mutual_exclusion).
+func BeMutuallyExclusive(names ...string) types.GomegaMatcher {
+	return gcustom.MakeMatcher(func(r *Response) (bool, error) {
+		e := r.Get("error")
+		if r.Status != 400 || e.Type != gjson.String {
+			return false, nil
+		}
+		text, ok := strings.CutSuffix(e.String(), " are mutually exclusive")
+		if !ok {
+			return false, nil
+		}
+		got := strings.Split(text, ", ")
+		for _, n := range names {
+			if !slices.Contains(got, n) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}).WithTemplate(fmt.Sprintf("Expected 400 {\"error\":\"%s are mutually exclusive\"}, got:\n{{.Actual}}", strings.Join(names, ", ")))
+}
+
 func BeValidationError(fields ...string) types.GomegaMatcher {
 	return gcustom.MakeMatcher(func(r *Response) (bool, error) {
 		if r.Status != 400 {

@@ -168,6 +168,30 @@ var _ = Describe("GET /projects/:id/packages/protection/rules", Label("area:pack
 		}
 		Expect(packageRulesList(ctx, p)).To(HaveLen(1), "nothing changed")
 	})
+
+	// The spec does not order its checks. The platform authenticates these
+	// routes in after_validation, so invalid parameters are refused with 400
+	// before a missing or invalid token is (package_protection_rules.access.3's
+	// platform.does): either refusal is accepted, nothing else, and nothing
+	// changes.
+	It("refuses an anonymous request with invalid parameters with 401, or 400 as the platform checks parameters first", Label("rule:package_protection_rules.access.3"), func(ctx SpecContext) {
+		p := NewProject(ctx, api, ProjectOpts{"visibility": "public"})
+		id := newPackageRule(ctx, api, p, packageRule{packagePattern(), "npm", "maintainer"})
+		refusedEitherWay := func(r *Response, what string) {
+			GinkgoHelper()
+			if r.Status != http.StatusUnauthorized {
+				Expect(r).To(HaveStatus(http.StatusBadRequest), "%s: 401, or 400 as on the platform", what)
+			}
+		}
+		for _, c := range []*Client{api.Anonymous(), api.As("glpat-" + Unique("invalid"))} {
+			refusedEitherWay(c.Post(ctx, packageRulesOf(p), packageRule{packagePattern(), "bogus", "owner"}.body()), "an unknown package_type")
+			refusedEitherWay(c.Post(ctx, packageRulesOf(p), Body(map[string]any{"package_name_pattern": packagePattern()})), "missing attributes")
+			refusedEitherWay(c.Patch(ctx, packageRuleOf(p, "abc"), packageRule{packagePattern(), "npm", "owner"}.body()), "a rule id that is no integer")
+			refusedEitherWay(c.Delete(ctx, packageRuleOf(p, "abc")), "a rule id that is no integer")
+		}
+		Expect(packageRulesList(ctx, p)).To(HaveKey(id))
+		Expect(packageRulesList(ctx, p)).To(HaveLen(1), "nothing changed")
+	})
 })
 
 var _ = Describe("POST /projects/:id/packages/protection/rules", Label("area:package_protection_rules", "endpoint:package_protection_rules.create"), func() {
@@ -182,10 +206,11 @@ var _ = Describe("POST /projects/:id/packages/protection/rules", Label("area:pac
 		Expect(packageRulesList(ctx, p)).To(Equal(map[int]packageRule{id: want}))
 	})
 
-	It("requires package_name_pattern, package_type and minimum_access_level_for_push", Label("rule:package_protection_rules.create.2", "rule:errors.missing.1"), func(ctx SpecContext) {
+	It("requires package_name_pattern, package_type and minimum_access_level_for_push", Label("rule:package_protection_rules.create.2"), func(ctx SpecContext) {
 		p := NewProject(ctx, api)
 		full := map[string]any{"package_name_pattern": packagePattern(), "package_type": "npm",
 			"minimum_access_level_for_push": "maintainer"}
+		var answers []missingAnswer
 		for _, attr := range []string{"package_name_pattern", "package_type", "minimum_access_level_for_push"} {
 			body := map[string]any{}
 			for k, v := range full {
@@ -193,8 +218,9 @@ var _ = Describe("POST /projects/:id/packages/protection/rules", Label("area:pac
 					body[k] = v
 				}
 			}
-			Expect(api.Post(ctx, packageRulesOf(p), Body(body))).To(BeMissingAttribute(attr))
+			answers = append(answers, missingAnswer{attr, api.Post(ctx, packageRulesOf(p), Body(body))})
 		}
+		expectMissingAttributes("package_protection_rules.create.2", answers...)
 		Expect(packageRulesList(ctx, p)).To(BeEmpty())
 	})
 

@@ -285,14 +285,19 @@ func ownBulkImports(d *store.Data, c *Ctx) []*store.BulkImport {
 	return out
 }
 
-// bulkImportOf resolves `:id`: visible to its creator and administrators, otherwise not found.
+// bulkImportOf resolves `:id` among the caller's own imports, otherwise not
+// found, administrators included: the platform reads every import route
+// through BulkImports::ImportsFinder(user: current_user), that is
+// user.bulk_imports (gitlabhq/gitlabhq lib/api/bulk_imports.rb @de09f039,
+// app/finders/bulk_imports/imports_finder.rb); only cancel reaches another
+// user's import (bulk_imports.get.2, class 2).
 func (c *Ctx) bulkImportOf(d *store.Data) (*store.BulkImport, error) {
 	id, err := c.PathInt("id", "Not found")
 	if err != nil {
 		return nil, notFoundPlain()
 	}
 	b := d.BulkImport(id)
-	if b == nil || (b.UserID != c.Caller.ID && !c.Admin()) {
+	if b == nil || b.UserID != c.Caller.ID {
 		return nil, notFoundPlain()
 	}
 	return b, nil

@@ -103,8 +103,10 @@ func routeParams(e *specs.Endpoint) []params.Decl {
 // the endpoint's `who` (Authentication rules 1, 3, 5 and 8), then binds the
 // rulebook's parameter declarations (Errors rule 2, Endpoints conventions 5
 // and 7), so handlers read values already known to be of the declared shape.
-// Who may call comes first, as on the platform: an anonymous caller learns
-// nothing about an endpoint's parameters before it learns it needs a token.
+// Who may call comes first, as on the platform's `before { authenticate! }`:
+// an anonymous caller learns nothing about an endpoint's parameters before
+// it learns it needs a token. The endpoints of validatesFirst follow the
+// platform's other order.
 func (s *Server) prepare(c *Ctx, rt *route) error {
 	p, err := params.FromRequest(c.R)
 	if err != nil {
@@ -114,10 +116,29 @@ func (s *Server) prepare(c *Ctx, rt *route) error {
 		return err
 	}
 	c.P = p
+	if validatesFirst[c.Endpoint.ID] {
+		if err := p.Bind(rt.params); err != nil {
+			return err
+		}
+		return s.authenticate(c)
+	}
 	if err := s.authenticate(c); err != nil {
 		return err
 	}
 	return p.Bind(rt.params)
+}
+
+// validatesFirst are the endpoints whose parameters the platform checks
+// before it authenticates the caller: API::ProjectPackagesProtectionRules
+// authenticates in `after_validation`, so Grape's coercion and presence
+// errors (400) come before authenticate!'s 401 (gitlabhq/gitlabhq
+// lib/api/project_packages_protection_rules.rb @ba0f3164). The spec does not
+// order the checks (package_protection_rules.access.3, class 2).
+var validatesFirst = map[string]bool{
+	"package_protection_rules.list":   true,
+	"package_protection_rules.create": true,
+	"package_protection_rules.edit":   true,
+	"package_protection_rules.delete": true,
 }
 
 // authenticate resolves the caller and applies the endpoint's `who`.

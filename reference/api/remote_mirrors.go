@@ -105,6 +105,15 @@ func (c *Ctx) readRemoteMirrorFields() (store.RemoteMirrorFields, error) {
 	if err := in.Err(); err != nil {
 		return f, err
 	}
+	// Both given at once: the platform declares the pair mutually_exclusive,
+	// so Grape refuses the request whatever the values, before the model's
+	// validation could (gitlabhq/gitlabhq
+	// ee/lib/ee/api/helpers/remote_mirrors_helpers.rb, mirror_branches_setting_ee;
+	// ruby-grape/grape lib/grape/validations/validators/mutual_exclusion_validator.rb
+	// v2.0.0; rules remote_mirrors.create.6 and edit.2, class 2).
+	if f.OnlyProtectedBranches != nil && f.MirrorBranchRegex != nil {
+		return f, grapeError(http.StatusBadRequest, "only_protected_branches, mirror_branch_regex are mutually exclusive")
+	}
 	if f.AuthMethod != nil && !contains(store.MirrorAuthMethods, *f.AuthMethod) {
 		e := badRequest("auth_method does not have a valid value")
 		e.Body["error"] = "auth_method does not have a valid value"
