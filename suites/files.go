@@ -367,7 +367,16 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/raw", Label("are
 		Expect(raw("big.bin", Q("lfs", true))).To(Equal(content))
 		Expect(raw("big.bin")).To(Equal(pointer))
 		Expect(raw("big.bin", Q("lfs", false))).To(Equal(pointer))
-		Expect(raw("gone.bin", Q("lfs", true))).To(Equal(missing), "the project does not hold that object")
+		// The spec is silent on a pointer whose object the project does not
+		// hold: the platform answers 404 (gitlabhq/gitlabhq lib/api/files.rb
+		// @017a6c12, not_found! unless lfs_object&.project_allowed_access?);
+		// the stored pointer is the other reasonable answer. Neither may be
+		// some other object's bytes.
+		gone := api.Get(ctx, p.File("gone.bin", "/raw"), Q("ref", p.DefaultBranch), Q("lfs", true), Unchecked())
+		if gone.Status != http.StatusNotFound {
+			Expect(gone).To(HaveStatus(http.StatusOK))
+			Expect(string(gone.Body)).To(Equal(missing), "the project does not hold that object")
+		}
 		Expect(raw("plain.txt", Q("lfs", true))).To(Equal("plain\n"), "lfs is ignored for files that are not pointers")
 	})
 })
@@ -469,7 +478,11 @@ var _ = Describe("POST /projects/:id/repository/files/:file_path", Label("area:f
 			api.Delete(ctx, p.File("docs/../README.md", ""), Body(map[string]any{"branch": p.DefaultBranch, "commit_message": "m"})),
 		} {
 			Expect(call).To(HaveStatus(http.StatusBadRequest))
-			Expect(call.Get("message").Type.String()).To(Equal("String"))
+			// Errors rule 5 asks for a non-specific message, in neither
+			// envelope in particular: the platform's file_path validator
+			// answers {"error":"file_path should be a valid file path"},
+			// its services {"message": "..."}.
+			Expect(errorText(call)).NotTo(BeEmpty())
 		}
 		Expect(p.head(ctx, p.DefaultBranch)).To(Equal(before))
 	})
