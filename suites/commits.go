@@ -674,7 +674,7 @@ var _ = Describe("POST /projects/:id/repository/commits/:sha/cherry_pick", Label
 
 	It("requires branch and answers 404 for an unknown one", Label("rule:commits.cherry-pick.5"), func(ctx SpecContext) {
 		p, c := pickWorld(ctx)
-		Expect(pick(ctx, p, "cherry_pick", c, map[string]any{})).To(BeMissingAttribute("branch"))
+		expectMissingAttribute("commits.cherry-pick.5", pick(ctx, p, "cherry_pick", c, map[string]any{}), "branch")
 		Expect(pick(ctx, p, "cherry_pick", c, map[string]any{"branch": "no-such-branch"})).To(HaveStatus(http.StatusNotFound))
 	})
 })

@@ -136,7 +136,7 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path", Label("area:fi
 
 	It("requires ref", Label("rule:files.get.2"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		Expect(api.Get(ctx, p.File("README.md", ""))).To(BeMissingAttribute("ref"))
+		expectMissingAttribute("files.get.2", api.Get(ctx, p.File("README.md", "")), "ref")
 	})
 
 	It("answers 404 for an unknown file or ref", Label("rule:files.get.3"), func(ctx SpecContext) {
@@ -311,9 +311,9 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/blame", Label("a
 
 	It("needs both ends of a range, and ref", Label("rule:files.blame.3"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		Expect(api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[start]", 1))).To(BeMissingAttribute("range[end]"))
-		Expect(api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[end]", 1))).To(BeMissingAttribute("range[start]"))
-		Expect(api.Get(ctx, p.File("README.md", "/blame"))).To(BeMissingAttribute("ref"))
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[start]", 1)), "range[end]")
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[end]", 1)), "range[start]")
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame")), "ref")
 	})
 })
 
@@ -415,7 +415,7 @@ var _ = Describe("POST /projects/:id/repository/files/:file_path", Label("area:f
 					body[k] = v
 				}
 			}
-			Expect(api.Post(ctx, p.File("f.txt", ""), Body(body))).To(BeMissingAttribute(attr))
+			expectMissingAttribute("files.create.2", api.Post(ctx, p.File("f.txt", ""), Body(body)), attr)
 		}
 	})
 
@@ -558,8 +558,8 @@ var _ = Describe("DELETE /projects/:id/repository/files/:file_path", Label("area
 	It("removes the file in a new commit, branch and commit_message required", Label("rule:files.delete.1"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
 		p.Put(ctx, p.DefaultBranch, map[string]string{"gone.txt": "bye\n"})
-		Expect(api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"commit_message": "m"}))).To(BeMissingAttribute("branch"))
-		Expect(api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch}))).To(BeMissingAttribute("commit_message"))
+		expectMissingAttribute("files.delete.1", api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"commit_message": "m"})), "branch")
+		expectMissingAttribute("files.delete.1", api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch})), "commit_message")
 		r := api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch, "commit_message": "remove gone"}))
 		Expect(r).To(HaveStatus(http.StatusNoContent))
 		Expect(api.Get(ctx, p.File("gone.txt", ""), Q("ref", p.DefaultBranch))).To(HaveStatus(http.StatusNotFound))

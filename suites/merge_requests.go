@@ -146,7 +146,7 @@ var _ = Describe("POST /projects/:id/merge_requests", Label("area:merge_requests
 					body[k] = v
 				}
 			}
-			Expect(api.Post(ctx, p.MRs(), Body(body))).To(BeMissingAttribute(attr))
+			expectMissingAttribute("merge_requests.create.2", api.Post(ctx, p.MRs(), Body(body)), attr)
 		}
 		Expect(api.Get(ctx, p.MRs()).JSON().Array()).To(BeEmpty())
 	})
