@@ -271,7 +271,7 @@ func describeAwardEmoji(f awardForm) {
 
 		It("requires name", Label("rule:award_emoji.create.2"), func(ctx SpecContext) {
 			w := newAwardWorld(ctx, f, "private")
-			Expect(api.Post(ctx, w.A.reactions(), Body(map[string]any{}))).To(BeMissingAttribute("name"))
+			expectMissingAttribute("award_emoji.create.2", api.Post(ctx, w.A.reactions(), Body(map[string]any{})), "name")
 			Expect(reactionIDs(ctx, w.A)).To(BeEmpty())
 		})
 

@@ -380,7 +380,19 @@ var _ = Describe("POST /projects/:id/repository/commits", Label("area:commits", 
 			before := p.head(ctx, p.DefaultBranch)
 			r := api.Post(ctx, p.Repo("/commits"), Body(map[string]any{"branch": p.DefaultBranch, "commit_message": "bad", "actions": []map[string]any{action}}))
 			Expect(r).To(HaveStatus(http.StatusBadRequest))
-			Expect(r).To(MatchSchema("error_validation", false))
+			// Errors rule 3's shape, or the platform's: its commits route
+			// answers an invalid action with bad_request!("actions[0][action]
+			// must be one of: ...") and a refused path with
+			// render_api_error!(message, 400), a string in {"message"}
+			// (pavankalisetti009/gitlab lib/api/commits.rb @d87a46ff,
+			// validate_commits_attrs!); older versions let Grape refuse it,
+			// {"error": "..."}. Either way the refusal says something and
+			// nothing is committed.
+			if r.Get("message").IsObject() {
+				Expect(r).To(MatchSchema("error_validation", false))
+			} else {
+				Expect(errorText(r)).NotTo(BeEmpty())
+			}
 			Expect(p.head(ctx, p.DefaultBranch)).To(Equal(before))
 		},
 		Entry("unknown action", map[string]any{"action": "rename", "file_path": "a.txt", "content": "x"}),
@@ -662,7 +674,7 @@ var _ = Describe("POST /projects/:id/repository/commits/:sha/cherry_pick", Label
 
 	It("requires branch and answers 404 for an unknown one", Label("rule:commits.cherry-pick.5"), func(ctx SpecContext) {
 		p, c := pickWorld(ctx)
-		Expect(pick(ctx, p, "cherry_pick", c, map[string]any{})).To(BeMissingAttribute("branch"))
+		expectMissingAttribute("commits.cherry-pick.5", pick(ctx, p, "cherry_pick", c, map[string]any{}), "branch")
 		Expect(pick(ctx, p, "cherry_pick", c, map[string]any{"branch": "no-such-branch"})).To(HaveStatus(http.StatusNotFound))
 	})
 })

@@ -136,7 +136,7 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path", Label("area:fi
 
 	It("requires ref", Label("rule:files.get.2"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		Expect(api.Get(ctx, p.File("README.md", ""))).To(BeMissingAttribute("ref"))
+		expectMissingAttribute("files.get.2", api.Get(ctx, p.File("README.md", "")), "ref")
 	})
 
 	It("answers 404 for an unknown file or ref", Label("rule:files.get.3"), func(ctx SpecContext) {
@@ -311,9 +311,9 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/blame", Label("a
 
 	It("needs both ends of a range, and ref", Label("rule:files.blame.3"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
-		Expect(api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[start]", 1))).To(BeMissingAttribute("range[end]"))
-		Expect(api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[end]", 1))).To(BeMissingAttribute("range[start]"))
-		Expect(api.Get(ctx, p.File("README.md", "/blame"))).To(BeMissingAttribute("ref"))
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[start]", 1)), "range[end]")
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame"), Q("ref", p.DefaultBranch), Q("range[end]", 1)), "range[start]")
+		expectMissingAttribute("files.blame.3", api.Get(ctx, p.File("README.md", "/blame")), "ref")
 	})
 })
 
@@ -367,7 +367,16 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/raw", Label("are
 		Expect(raw("big.bin", Q("lfs", true))).To(Equal(content))
 		Expect(raw("big.bin")).To(Equal(pointer))
 		Expect(raw("big.bin", Q("lfs", false))).To(Equal(pointer))
-		Expect(raw("gone.bin", Q("lfs", true))).To(Equal(missing), "the project does not hold that object")
+		// The spec is silent on a pointer whose object the project does not
+		// hold: the platform answers 404 (gitlabhq/gitlabhq lib/api/files.rb
+		// @017a6c12, not_found! unless lfs_object&.project_allowed_access?);
+		// the stored pointer is the other reasonable answer. Neither may be
+		// some other object's bytes.
+		gone := api.Get(ctx, p.File("gone.bin", "/raw"), Q("ref", p.DefaultBranch), Q("lfs", true), Unchecked())
+		if gone.Status != http.StatusNotFound {
+			Expect(gone).To(HaveStatus(http.StatusOK))
+			Expect(string(gone.Body)).To(Equal(missing), "the project does not hold that object")
+		}
 		Expect(raw("plain.txt", Q("lfs", true))).To(Equal("plain\n"), "lfs is ignored for files that are not pointers")
 	})
 })
@@ -406,7 +415,7 @@ var _ = Describe("POST /projects/:id/repository/files/:file_path", Label("area:f
 					body[k] = v
 				}
 			}
-			Expect(api.Post(ctx, p.File("f.txt", ""), Body(body))).To(BeMissingAttribute(attr))
+			expectMissingAttribute("files.create.2", api.Post(ctx, p.File("f.txt", ""), Body(body)), attr)
 		}
 	})
 
@@ -469,7 +478,11 @@ var _ = Describe("POST /projects/:id/repository/files/:file_path", Label("area:f
 			api.Delete(ctx, p.File("docs/../README.md", ""), Body(map[string]any{"branch": p.DefaultBranch, "commit_message": "m"})),
 		} {
 			Expect(call).To(HaveStatus(http.StatusBadRequest))
-			Expect(call.Get("message").Type.String()).To(Equal("String"))
+			// Errors rule 5 asks for a non-specific message, in neither
+			// envelope in particular: the platform's file_path validator
+			// answers {"error":"file_path should be a valid file path"},
+			// its services {"message": "..."}.
+			Expect(errorText(call)).NotTo(BeEmpty())
 		}
 		Expect(p.head(ctx, p.DefaultBranch)).To(Equal(before))
 	})
@@ -545,8 +558,8 @@ var _ = Describe("DELETE /projects/:id/repository/files/:file_path", Label("area
 	It("removes the file in a new commit, branch and commit_message required", Label("rule:files.delete.1"), func(ctx SpecContext) {
 		p := NewRepoProject(ctx, api)
 		p.Put(ctx, p.DefaultBranch, map[string]string{"gone.txt": "bye\n"})
-		Expect(api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"commit_message": "m"}))).To(BeMissingAttribute("branch"))
-		Expect(api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch}))).To(BeMissingAttribute("commit_message"))
+		expectMissingAttribute("files.delete.1", api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"commit_message": "m"})), "branch")
+		expectMissingAttribute("files.delete.1", api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch})), "commit_message")
 		r := api.Delete(ctx, p.File("gone.txt", ""), Body(map[string]any{"branch": p.DefaultBranch, "commit_message": "remove gone"}))
 		Expect(r).To(HaveStatus(http.StatusNoContent))
 		Expect(api.Get(ctx, p.File("gone.txt", ""), Q("ref", p.DefaultBranch))).To(HaveStatus(http.StatusNotFound))

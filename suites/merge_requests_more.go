@@ -201,7 +201,7 @@ var _ = Describe("POST /projects/:id/merge_requests/:merge_request_iid/time_esti
 		p := NewRepoProject(ctx, api)
 		mr := p.FeatureMR(ctx, "topic")
 		Expect(api.Post(ctx, p.MR(mr.IID, "/time_estimate"), Body(map[string]any{"duration": "2h"}))).To(HaveStatus(http.StatusOK))
-		Expect(api.Post(ctx, p.MR(mr.IID, "/time_estimate"), Body(map[string]any{}))).To(BeMissingAttribute("duration"))
+		expectMissingAttribute("merge_requests.time.3", api.Post(ctx, p.MR(mr.IID, "/time_estimate"), Body(map[string]any{})), "duration")
 		for _, bad := range []string{"soon", "3x", "h3", "-1h"} {
 			Expect(api.Post(ctx, p.MR(mr.IID, "/time_estimate"), Body(map[string]any{"duration": bad}))).To(HaveStatus(http.StatusBadRequest), bad)
 		}

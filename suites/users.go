@@ -168,7 +168,15 @@ var _ = Describe("GET /users", Label("area:users", "endpoint:users.list"), func(
 		search := Q("search", commonPrefix(linked.Username, plain.Username))
 		all := plain.Get(ctx, "/users", search).IDs()
 		Expect(all).To(ContainElements(linked.ID, plain.ID))
-		Expect(plain.Get(ctx, "/users", search, Q("extern_uid", uid), Q("provider", "github")).IDs()).To(ConsistOf(all))
+		// extern_uid with provider: the spec reserves it to administrators
+		// and is silent on what others get; the platform refuses them 403
+		// (authenticated_as_admin!, gitlabhq/gitlabhq lib/api/users.rb
+		// @2e3cbf7d). Ignoring the filter is the other reasonable answer;
+		// applying it for a non-administrator is neither.
+		if r := plain.Get(ctx, "/users", search, Q("extern_uid", uid), Q("provider", "github"), Unchecked()); r.Status != http.StatusForbidden {
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.IDs()).To(ConsistOf(all))
+		}
 		Expect(plain.Get(ctx, "/users", search, Q("admins", true)).IDs()).To(ConsistOf(all))
 		Expect(plain.Get(ctx, "/users", search, Q("two_factor", "enabled")).IDs()).To(ConsistOf(all))
 		asc := plain.Get(ctx, "/users", search, Q("order_by", "id"), Q("sort", "asc")).IDs()

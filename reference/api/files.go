@@ -255,7 +255,7 @@ func (s *Server) blameFile(c *Ctx) error {
 
 // rawFile implements GET and HEAD .../files/:file_path/raw (rules files.raw.*):
 // the bytes as stored, or with lfs=true the large-file object a pointer names
-// when the project holds it.
+// (404 when the project does not hold it, as the platform answers).
 func (s *Server) rawFile(c *Ctx) error {
 	ref := c.In().String("ref")
 	lfs := c.In().BoolOr("lfs", false)
@@ -268,10 +268,15 @@ func (s *Server) rawFile(c *Ctx) error {
 	}
 	body := f.raw
 	if lfs {
+		// The platform answers 404 for a pointer whose object the project
+		// does not hold (not_found! unless lfs_object&.project_allowed_access?);
+		// the spec is silent there. gitlabhq/gitlabhq lib/api/files.rb @017a6c12.
 		if ptr, ok := repository.ParseLFSPointer(f.raw); ok {
-			if obj, err := rc.Repo.LFSObject(ptr); err == nil {
-				body = obj
+			obj, err := rc.Repo.LFSObject(ptr)
+			if err != nil {
+				return notFoundPlain()
 			}
+			body = obj
 		}
 	}
 	setFileHeaders(c.W, f)

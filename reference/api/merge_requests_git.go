@@ -7,8 +7,8 @@ import "github.com/v4cert/v4cert/reference/workflow/mergerequests"
 type mrFile = mergerequests.File
 
 // mergeNotAllowed is the platform's 405 for a merge request that cannot merge
-// now (not open, a draft, blocked, conflicting, needing a rebase); a failed
-// sha guard is 409 and a merge that fails while writing 422.
+// now (not open, a draft, blocked); one that conflicts or needs a rebase, or
+// a merge that fails while writing, is 422, and a failed sha guard 409.
 func mergeNotAllowed() *Error { return methodNotAllowed("") }
 
 // ForgetMergeRequestDiffs empties the caches of diffs and mergeability

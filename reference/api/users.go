@@ -43,8 +43,17 @@ func (c *Ctx) readListUsersOptions() (ListUsersOptions, error) {
 	if err := in.Err(); err != nil {
 		return o, err
 	}
+	if !c.Admin() && o.ExternUID != nil && *o.ExternUID != "" && o.Provider != nil && *o.Provider != "" {
+		// Rule users.list.13, as the platform: extern_uid with provider runs
+		// authenticated_as_admin! (401 without a caller, 403 for a
+		// non-administrator). gitlabhq/gitlabhq lib/api/users.rb @2e3cbf7d.
+		if c.Caller == nil {
+			return o, unauthorized()
+		}
+		return o, forbidden()
+	}
 	if !c.Admin() {
-		// Rule users.list.13: administrator filters are read (and type-checked) but ignored.
+		// Rule users.list.13: the other administrator filters are read (and type-checked) but ignored.
 		o.ExternUID, o.Provider, o.TwoFactor, o.WithoutProjects, o.Admins = nil, nil, nil, nil, nil
 		o.Auditors, o.SkipLDAP, o.SAMLProviderID, o.CustomAttributes = nil, nil, nil, nil
 		o.WithCustomAttributes = false

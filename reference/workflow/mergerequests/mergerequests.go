@@ -421,10 +421,11 @@ type Outcome struct {
 // What a merge refuses (rules merge_requests.merge.*).
 var (
 	// ErrNotMergeable is a merge request that cannot merge now: not open,
-	// a draft, blocked, conflicting, needing a rebase (the platform's 405).
+	// a draft, blocked (the platform's 405).
 	ErrNotMergeable = errors.New("merge request cannot be merged now")
-	// ErrCannotMerge is a merge that failed while writing: the branches
-	// clashed, or the target moved meanwhile (the platform's 422).
+	// ErrCannotMerge is a merge whose git state refuses it (conflicting,
+	// needing a rebase) or that failed while writing: the branches clashed,
+	// or the target moved meanwhile (the platform's 422).
 	ErrCannotMerge = errors.New("branch cannot be merged")
 )
 
@@ -471,7 +472,13 @@ func (s *Workflows) MergeBranches(ctx context.Context, t *repository.Target, m M
 	}
 	ffOnly := m.Method == store.MergeMethodFF || m.Method == store.MergeMethodRebaseMerge
 	if check.Conflicts || (ffOnly && !check.FastForward) {
-		return out, ErrNotMergeable
+		// The platform's git-state checks (conflict, need_rebase) are not
+		// among its mergeable_state_checks: mergeable_state? passes and
+		// mergeable? fails, so the route answers 422 'Branch cannot be
+		// merged', before the sha guard (pavankalisetti009/gitlab
+		// lib/api/merge_requests.rb @018badf3; app/models/merge_request.rb,
+		// mergeable_git_state_checks).
+		return out, ErrCannotMerge
 	}
 	if m.SHA != nil && *m.SHA != string(src) {
 		return out, &SHAMismatchError{Head: string(src)}

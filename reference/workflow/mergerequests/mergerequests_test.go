@@ -128,12 +128,12 @@ func TestMerge(t *testing.T) {
 		c := m
 		c.Source = "clash"
 		c.SHA = nil
-		if _, err := mrs.MergeBranches(ctx, tg, c, merger); !errors.Is(err, mergerequests.ErrNotMergeable) {
+		if _, err := mrs.MergeBranches(ctx, tg, c, merger); !errors.Is(err, mergerequests.ErrCannotMerge) {
 			t.Fatalf("a conflicting merge: %v", err)
 		}
 		ff := m
 		ff.SHA, ff.Method = nil, store.MergeMethodFF
-		if _, err := mrs.MergeBranches(ctx, tg, ff, merger); !errors.Is(err, mergerequests.ErrNotMergeable) {
+		if _, err := mrs.MergeBranches(ctx, tg, ff, merger); !errors.Is(err, mergerequests.ErrCannotMerge) {
 			t.Fatalf("fast-forward only, diverged: %v", err)
 		}
 		if now, _ := tg.Repo.Branch(ctx, "main"); now != mainBefore {
