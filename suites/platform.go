@@ -109,3 +109,9 @@ func expectMissingAttributes(ruleID string, answers ...missingAnswer) {
 		}
 	})
 }
+
+// expectMissingAttribute is expectMissingAttributes for one answer.
+func expectMissingAttribute(ruleID string, r *Response, attr string) {
+	GinkgoHelper()
+	expectMissingAttributes(ruleID, missingAnswer{r: r, attr: attr})
+}
