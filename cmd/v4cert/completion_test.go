@@ -46,7 +46,7 @@ func TestCompletionBash(t *testing.T) {
 		{"v4cert ce", []string{"certify"}},
 		{"v4cert serve --data", []string{"--data-dir"}},
 		{"v4cert certify --pro", []string{"--procs", "--profile"}},
-		{"v4cert report ", []string{"merge"}},
+		{"v4cert report ", []string{"merge", "verify"}},
 		{"v4cert completion z", []string{"zsh"}},
 		{"v4cert serve --seed-file se", []string{"seed.yaml"}},
 		{"v4cert serve -seed-file se", []string{"seed.yaml"}},

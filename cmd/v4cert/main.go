@@ -37,7 +37,7 @@ func init() {
 	commands = []command{
 		{"serve", "[flags]", "start the reference server", func(a []string) int { return exitStatus("serve", serve(a)) }},
 		{"certify", "--target URL --token TOKEN [flags]", "run the conformance suites against an implementation and write the reports", certify},
-		{"report", "merge OUT SHARD/report.json...", "merge the reports of certify --shard runs into one set of reports", report},
+		{"report", "merge|verify ...", "merge the reports of certify --shard runs into one set of reports (merge OUT SHARD/report.json...), or check a certified bundle (verify BUNDLE)", report},
 		{"proxy", "--upstream URL [flags]", "validate, record or replay the traffic between a client and an implementation", runProxy},
 		{"validate", "[flags] CASSETTE", "check a recorded cassette against the rulebook and the schemas", validate},
 		{"spec", "[--openapi | --rules]", "print the rulebook: areas, rules, or as OpenAPI 3.1", func(a []string) int { return exitStatus("spec", spec(a)) }},
@@ -133,14 +133,31 @@ func flagsOf(c command) *flag.FlagSet {
 	if c.name == "help" || c.name == "version" || c.name == "completion" {
 		return nil
 	}
+	if c.name == "report" {
+		// Two subcommands: the union of their flags (each has its own
+		// usage when run with -h).
+		all := newFlagSet("report")
+		for _, sub := range []string{"merge", "verify"} {
+			if fs := describe(c, sub, "-h"); fs != nil {
+				fs.VisitAll(func(f *flag.Flag) {
+					if all.Lookup(f.Name) == nil {
+						all.Var(f.Value, f.Name, f.Usage)
+					}
+				})
+			}
+		}
+		return all
+	}
+	return describe(c, "-h")
+}
+
+// describe runs c with args in describe mode and returns the flag set it
+// built.
+func describe(c command, args ...string) *flag.FlagSet {
 	describing = nil
 	defer func() { describing = nil }()
 	describeMode = true
 	defer func() { describeMode = false }()
-	args := []string{"-h"}
-	if c.name == "report" {
-		args = []string{"merge", "-h"}
-	}
 	c.run(args)
 	return describing
 }
