@@ -38,8 +38,8 @@ var _ = Describe("POST /projects/:id/labels", Label("area:labels", "endpoint:lab
 		Expect(counted).To(HaveStatus(http.StatusOK))
 		Expect(counted.Strings("name")).To(Equal([]string{"alpha", "zeta"}))
 		for _, f := range []string{"open_issues_count", "closed_issues_count", "open_merge_requests_count"} {
-			Expect(counted.Get("0." + f).Int()).To(BeEquivalentTo(0), f)
-			Expect(counted.Get("0." + f).Exists()).To(BeTrue(), f)
+			Expect(counted.Get("0."+f).Int()).To(BeEquivalentTo(0), f)
+			Expect(counted.Get("0."+f).Exists()).To(BeTrue(), f)
 		}
 	})
 
