@@ -497,7 +497,7 @@ var _ = register(map[string]*listFixture{
 	"labels.list": {World: projectRecordsWorld, Pagination: "labels.list.1",
 		Filters: map[string]filterRow{"search": {Rule: "labels.list.2", Query: "search={shout}", Want: "tealLabels"}},
 		Others: map[string]string{
-			"with_counts":             "the reference answers the counts whether asked or not (labels.create.1 names them among the label's fields), so true adds nothing here",
+			"with_counts":             "true adds the three counts to each label and keeps or drops none (labels.create.1)",
 			"include_ancestor_groups": "no provisioning route creates a group label, so the ancestors add none and false leaves none out",
 		}},
 	"milestones.list": {World: projectRecordsWorld, Pagination: "milestones.list.1",

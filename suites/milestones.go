@@ -35,9 +35,26 @@ var _ = Describe("POST /projects/:id/milestones", Label("area:milestones", "endp
 	It("refuses a missing or taken title and a due date before the start", Label("rule:milestones.create.2"), func(ctx SpecContext) {
 		p := NewProject(ctx, api)
 		Expect(api.Post(ctx, milestonesPath(p), Body(map[string]any{"title": "v1"}))).To(HaveStatus(http.StatusCreated))
-		Expect(api.Post(ctx, milestonesPath(p), Body(map[string]any{}))).To(BeMissingAttribute("title"))
-		Expect(api.Post(ctx, milestonesPath(p), Body(map[string]any{"title": "v1"}))).To(BeValidationError("title"))
-		Expect(api.Post(ctx, milestonesPath(p), Body(map[string]any{"title": "v2", "start_date": "2099-02-01", "due_date": "2099-01-01"}))).To(BeValidationError("due_date"))
+		missing := api.Post(ctx, milestonesPath(p), Body(map[string]any{}))
+		taken := api.Post(ctx, milestonesPath(p), Body(map[string]any{"title": "v1"}))
+		backwards := api.Post(ctx, milestonesPath(p), Body(map[string]any{"title": "v2", "start_date": "2099-02-01", "due_date": "2099-01-01"}))
+		// The platform answers Grape's {"error":"title is missing"} and, for
+		// a model error, render_api_error!("Failed to create milestone
+		// {...}", 400): a string naming the attribute, not the validation
+		// object (milestones.create.2's platform.does).
+		SpecOrPlatform("milestones.create.2", func() {
+			Expect(missing).To(BeMissingAttribute("title"))
+			Expect(taken).To(BeValidationError("title"))
+			Expect(backwards).To(BeValidationError("due_date"))
+		}, func() {
+			Expect(missing).To(BeMissingAttributeAsPlatform("title"))
+			for _, r := range []*Response{taken, backwards} {
+				Expect(r).To(HaveStatus(http.StatusBadRequest))
+				Expect(r.Get("message").String()).To(HavePrefix("Failed to create milestone "))
+			}
+			Expect(taken.Get("message").String()).To(ContainSubstring("title"))
+			Expect(backwards.Get("message").String()).To(ContainSubstring("due_date"))
+		})
 		Expect(api.Get(ctx, milestonesPath(p)).Strings("title")).To(Equal([]string{"v1"}))
 	})
 

@@ -480,7 +480,9 @@ var _ = Describe("GET /registry/repositories/:id", Label("area:registry", "endpo
 		id := w.pushTags(ctx, "", nil, "v1")
 		path := fmt.Sprintf("/registry/repositories/%d", id)
 		Expect(api.Get(ctx, "/registry/repositories/999999999")).To(HaveStatus(http.StatusNotFound))
-		Expect(w.Outsider.Get(ctx, path)).To(HaveStatus(http.StatusNotFound))
+		// The platform answers 403 here (authorize! on the repository found
+		// by id); Authentication 8 lets a hidden resource answer 404 too.
+		Expect(w.Outsider.Get(ctx, path)).To(HaveStatus(http.StatusNotFound, http.StatusForbidden))
 		Expect(w.Members[GuestLevel].Get(ctx, path)).To(HaveStatus(http.StatusForbidden))
 		Expect(w.Members[ReporterLevel].Get(ctx, path)).To(HaveStatus(http.StatusOK))
 	})
@@ -634,7 +636,16 @@ var _ = Describe("DELETE /projects/:id/registry/repositories/:repository_id/tags
 		w := newRegistryWorld(ctx, "private", "enabled")
 		id := w.pushTags(ctx, "", nil, "a1", "b1")
 		r := w.bulkDelete(ctx, api, id, map[string]any{"keep_n": 1})
-		Expect(r).To(BeMissingAttribute("name_regex_delete"))
+		// The platform declares the pair with at_least_one_of and answers
+		// Grape's {"error":"name_regex, name_regex_delete are missing, at
+		// least one parameter must be provided"} (registry.bulk-delete.2's
+		// platform.does), which profile platform accepts.
+		SpecOrPlatform("registry.bulk-delete.2", func() {
+			Expect(r).To(BeMissingAttribute("name_regex_delete"))
+		}, func() {
+			Expect(r).To(HaveStatus(http.StatusBadRequest))
+			Expect(r.Get("error").String()).To(Equal("name_regex, name_regex_delete are missing, at least one parameter must be provided"))
+		})
 		Expect(w.tagNames(ctx, id)).To(Equal([]string{"a1", "b1"}))
 		Expect(w.bulkDelete(ctx, api, id, map[string]any{"name_regex": "a.*"})).To(HaveStatus(http.StatusAccepted))
 		Eventually(func(ctx SpecContext) []string { return w.tagNames(ctx, id) }).WithContext(ctx).Should(Equal([]string{"b1"}))

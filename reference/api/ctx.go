@@ -103,10 +103,10 @@ func routeParams(e *specs.Endpoint) []params.Decl {
 // the endpoint's `who` (Authentication rules 1, 3, 5 and 8), then binds the
 // rulebook's parameter declarations (Errors rule 2, Endpoints conventions 5
 // and 7), so handlers read values already known to be of the declared shape.
-// Who may call comes first, as on the platform's `before { authenticate! }`:
-// an anonymous caller learns nothing about an endpoint's parameters before
-// it learns it needs a token. The endpoints of validatesFirst follow the
-// platform's other order.
+// Who may call comes first where the platform checks it in a before filter
+// (before { authenticate! }): an anonymous caller learns nothing about an
+// endpoint's parameters before it learns it needs a token. whoAfterParams
+// lists the endpoints where the platform validates the parameters first.
 func (s *Server) prepare(c *Ctx, rt *route) error {
 	p, err := params.FromRequest(c.R)
 	if err != nil {
@@ -116,11 +116,16 @@ func (s *Server) prepare(c *Ctx, rt *route) error {
 		return err
 	}
 	c.P = p
-	if validatesFirst[c.Endpoint.ID] {
+	if whoAfterParams[c.Endpoint.ID] {
+		// The platform checks these callers in the route's body, after
+		// Grape has validated the parameters (see whoAfterParams).
+		if err := s.identify(c); err != nil {
+			return err
+		}
 		if err := p.Bind(rt.params); err != nil {
 			return err
 		}
-		return s.authenticate(c)
+		return applyWho(c)
 	}
 	if err := s.authenticate(c); err != nil {
 		return err
@@ -128,21 +133,35 @@ func (s *Server) prepare(c *Ctx, rt *route) error {
 	return p.Bind(rt.params)
 }
 
-// validatesFirst are the endpoints whose parameters the platform checks
-// before it authenticates the caller: API::ProjectPackagesProtectionRules
-// authenticates in `after_validation`, so Grape's coercion and presence
-// errors (400) come before authenticate!'s 401 (gitlabhq/gitlabhq
-// lib/api/project_packages_protection_rules.rb @ba0f3164). The spec does not
-// order the checks (package_protection_rules.access.3, class 2).
-var validatesFirst = map[string]bool{
-	"package_protection_rules.list":   true,
-	"package_protection_rules.create": true,
-	"package_protection_rules.edit":   true,
-	"package_protection_rules.delete": true,
+// whoAfterParams are the endpoints where the platform validates the
+// declared parameters before it applies `who`, so a request missing one
+// answers 400 whoever sends it. The spec is silent on the order (class 2).
+//   - Topics apply `who` in the route's body (authenticated_as_admin! as its
+//     first statement), not in a before filter: gitlabhq/gitlabhq
+//     lib/api/topics.rb @ba0f3164 (post 'topics', put/delete 'topics/:id',
+//     post 'topics/merge'; the class has no before { authenticate! }).
+//   - API::ProjectPackagesProtectionRules authenticates in
+//     `after_validation`, so Grape's coercion and presence errors come before
+//     authenticate!'s 401: gitlabhq/gitlabhq
+//     lib/api/project_packages_protection_rules.rb @ba0f3164
+//     (package_protection_rules.access.3).
+var whoAfterParams = map[string]bool{
+	"topics.create": true, "topics.edit": true, "topics.delete": true, "topics.merge": true,
+	"package_protection_rules.list": true, "package_protection_rules.create": true,
+	"package_protection_rules.edit": true, "package_protection_rules.delete": true,
 }
 
 // authenticate resolves the caller and applies the endpoint's `who`.
 func (s *Server) authenticate(c *Ctx) error {
+	if err := s.identify(c); err != nil {
+		return err
+	}
+	return applyWho(c)
+}
+
+// identify resolves the caller from the credentials the request presents:
+// 401 for a token that names no active user, 403 for a blocked one.
+func (s *Server) identify(c *Ctx) error {
 	p := c.P
 	cr := credentials(c.R, p)
 	if cr.secret != "" {
@@ -188,6 +207,11 @@ func (s *Server) authenticate(c *Ctx) error {
 		}
 		s.recordActivity(c.Caller) // last_activity_on of billable members
 	}
+	return nil
+}
+
+// applyWho refuses a caller the endpoint's `who` does not admit.
+func applyWho(c *Ctx) error {
 	switch c.Endpoint.Who {
 	case "anonymous":
 	case "admin":

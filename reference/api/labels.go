@@ -12,7 +12,13 @@ import (
 // Project labels, the platform's provisioning for what merge requests and
 // issues carry (Labels API): list, read, create.
 
-// LabelJSON is a project label as the Labels API answers it.
+// LabelJSON is a project label as the Labels API answers it: the
+// platform's Entities::ProjectLabel, whose three counts are exposed only
+// when the list is asked with_counts=true (lib/api/entities/label.rb:
+// `with_options if: ->(_, options) { options[:with_counts] }`; get and
+// create never pass it), and which always carries remove_on_close
+// (lib/api/entities/label_basic.rb). gitlabhq/gitlabhq
+// lib/api/entities/label.rb @55eb439f, label_basic.rb @346c2ebb.
 type LabelJSON struct {
 	ID                     int    `json:"id"`
 	Name                   string `json:"name"`
@@ -20,24 +26,30 @@ type LabelJSON struct {
 	TextColor              string `json:"text_color"`
 	Description            string `json:"description"`
 	DescriptionHTML        string `json:"description_html"`
-	OpenIssuesCount        int    `json:"open_issues_count"`
-	ClosedIssuesCount      int    `json:"closed_issues_count"`
-	OpenMergeRequestsCount int    `json:"open_merge_requests_count"`
+	RemoveOnClose          bool   `json:"remove_on_close"`
+	OpenIssuesCount        *int   `json:"open_issues_count,omitempty"`
+	ClosedIssuesCount      *int   `json:"closed_issues_count,omitempty"`
+	OpenMergeRequestsCount *int   `json:"open_merge_requests_count,omitempty"`
 	Subscribed             bool   `json:"subscribed"`
 	Priority               *int   `json:"priority"`
 	IsProjectLabel         bool   `json:"is_project_label"`
 }
 
-func (v *view) label(l *store.Label) LabelJSON {
+// label renders l; withCounts adds the three counts, as the platform's
+// list does when asked with_counts=true.
+func (v *view) label(l *store.Label, withCounts bool) LabelJSON {
 	j := LabelJSON{ID: l.ID, Name: l.Name, Color: l.Color, TextColor: textColor(l.Color), Description: l.Description,
 		DescriptionHTML: markdownHTML(l.Description), Priority: l.Priority, IsProjectLabel: true}
-	j.OpenIssuesCount, j.ClosedIssuesCount, j.OpenMergeRequestsCount = v.d.LabelCounts(l)
+	if withCounts {
+		open, closed, mrs := v.d.LabelCounts(l)
+		j.OpenIssuesCount, j.ClosedIssuesCount, j.OpenMergeRequestsCount = &open, &closed, &mrs
+	}
 	return j
 }
 
 // listLabels implements GET /projects/:id/labels (provisioning): whoever sees the project.
 func (s *Server) listLabels(c *Ctx) error {
-	c.In().Bool("with_counts")
+	withCounts := c.In().Bool("with_counts")
 	c.In().Bool("include_ancestor_groups")
 	search := c.In().String("search")
 	if err := c.In().Err(); err != nil {
@@ -55,7 +67,8 @@ func (s *Server) listLabels(c *Ctx) error {
 			}
 		}
 		v := c.view(d)
-		return Paginate(c, items, nil, v.label)
+		counts := withCounts != nil && *withCounts
+		return Paginate(c, items, nil, func(l *store.Label) LabelJSON { return v.label(l, counts) })
 	})
 }
 
@@ -78,7 +91,7 @@ func (s *Server) getLabel(c *Ctx) error {
 		if l == nil {
 			return notFound("Label")
 		}
-		body = c.view(d).label(l)
+		body = c.view(d).label(l, false)
 		return nil
 	})
 	if err != nil {
@@ -113,7 +126,7 @@ func (s *Server) createLabel(c *Ctx) error {
 		if err != nil {
 			return err
 		}
-		body = c.view(d).label(l)
+		body = c.view(d).label(l, false)
 		return nil
 	})
 	if err != nil {

@@ -51,8 +51,18 @@ func (v *view) billableMember(b *store.BillableMember) BillableMemberJSON {
 	out := BillableMemberJSON{ID: u.ID, Username: r.Username, Name: r.Name, State: r.State, AvatarURL: r.AvatarURL,
 		WebURL: r.WebURL, LastActivityOn: lastActivityOn(u).Format("2006-01-02"), MembershipType: b.Type,
 		Removable: b.Removable, CreatedAt: ts(u.CreatedAt), LastLoginAt: tsPtr(u.CurrentSignInAt)}
-	if v.caller != nil && v.caller.Admin {
+	// The platform's Entities::BillableMember exposes the public email as
+	// email to every caller who may list, and the private one in its place
+	// to administrators (ee/lib/api/entities/billable_member.rb @4a510c5f in
+	// pavankalisetti009/gitlab). The spec's "email (restricted)" admits it;
+	// without a public email the field is left out here (the platform sends
+	// null, which the spec's string type does not).
+	switch {
+	case v.caller != nil && v.caller.Admin:
 		e := u.Email
+		out.Email = &e
+	case u.PublicEmail != "":
+		e := u.PublicEmail
 		out.Email = &e
 	}
 	return out

@@ -29,7 +29,13 @@ func (c *Ctx) readMilestoneFields() (store.MilestoneFields, error) {
 // state (active, closed), title, search, iids[].
 func (s *Server) listMilestones(c *Ctx) error {
 	in := c.In()
-	state := in.Enum("state", "active", "closed")
+	// all is the platform's default and lists both (gitlabhq/gitlabhq
+	// lib/api/milestone_responses.rb @14bd84b6: values: %w[active closed all],
+	// default: 'all').
+	state := in.Enum("state", "active", "closed", "all")
+	if state != nil && *state == "all" {
+		state = nil
+	}
 	title, search := in.String("title"), in.String("search")
 	iids := in.Ints("iids")
 	in.Bool("include_ancestors")

@@ -82,12 +82,15 @@ func (d *Data) applyTopic(t *Topic, f TopicFields, create bool) error {
 	} else if create {
 		v.Fields["name"] = []string{"can't be blank"}
 	}
-	// A topic always has a title: absent on creation or blank in an update
-	// is a validation failure (Errors rule 3).
-	if (create && f.Title == nil) || (f.Title != nil && strings.TrimSpace(*f.Title) == "") {
+	// The title is validated on creation only, as the platform's model does
+	// (validates :title, presence: true, length: { maximum: 255 }, on:
+	// :create): an update may blank it. The spec makes the title required on
+	// POST and optional on PUT and says no more (topics.update.5, class 2).
+	// gitlabhq/gitlabhq app/models/projects/topic.rb @e6d27fce.
+	if create && (f.Title == nil || strings.TrimSpace(*f.Title) == "") {
 		v.Fields["title"] = []string{"can't be blank"}
 	}
-	if f.Title != nil && len(*f.Title) > 255 {
+	if create && f.Title != nil && len(*f.Title) > 255 {
 		v.Fields["title"] = []string{"is too long (maximum is 255 characters)"}
 	}
 	if f.Description != nil && len(*f.Description) > 1024 {
