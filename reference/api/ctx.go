@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +26,15 @@ type Ctx struct {
 	// read collects typed parameters; handlers check In().Err() once.
 	read *params.Reader
 	base string
+	// Body is the raw request body of the endpoints whose body is data, not
+	// parameters (rawBodyEndpoints).
+	Body []byte
 }
+
+// rawBodyEndpoints take their body as data: the log a runner streams
+// (PATCH /jobs/:id/trace, text/plain) is no form, and a '%' in a log must
+// not be read as a broken escape. Their parameters come from the query.
+var rawBodyEndpoints = map[string]bool{"jobs.trace_append": true}
 
 // In returns the parameter reader of the request.
 func (c *Ctx) In() *params.Reader {
@@ -106,7 +115,19 @@ func routeParams(e *specs.Endpoint) []params.Decl {
 // Who may call comes first, as on the platform: an anonymous caller learns
 // nothing about an endpoint's parameters before it learns it needs a token.
 func (s *Server) prepare(c *Ctx, rt *route) error {
-	p, err := params.FromRequest(c.R)
+	var p *params.Values
+	var err error
+	if rawBodyEndpoints[c.Endpoint.ID] {
+		if c.Body, err = io.ReadAll(io.LimitReader(c.R.Body, params.MaxBody+1)); err != nil {
+			return &params.DecodeError{Reason: "could not read the request body"}
+		}
+		if len(c.Body) > params.MaxBody {
+			return params.ErrTooLarge
+		}
+		p, err = params.FromQuery(c.R.URL.RawQuery)
+	} else {
+		p, err = params.FromRequest(c.R)
+	}
 	if err != nil {
 		return err
 	}

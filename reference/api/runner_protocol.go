@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -274,13 +273,10 @@ func (s *Server) appendTrace(c *Ctx) error {
 	if err := c.In().Err(); err != nil {
 		return err
 	}
-	body, err := io.ReadAll(io.LimitReader(c.R.Body, 32<<20))
-	if err != nil {
-		return errorf(http.StatusBadRequest, "400 Bad request - could not read the log")
-	}
+	body := c.Body
 	var size int
 	var jobStatus string
-	err = s.store.Write(func(d *store.Data) error {
+	err := s.store.Write(func(d *store.Data) error {
 		j, err := c.runnerJob(d)
 		if err != nil {
 			return err
