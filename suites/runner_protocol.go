@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/v4cert/v4cert/specs"
 )
 
 // The runner API as gitlab-runner speaks it (provisioning, who: runner;
@@ -50,7 +52,14 @@ var _ = Describe("The runner protocol", Label("area:jobs"), func() {
 		Expect(r).To(HaveStatus(http.StatusCreated))
 		token := r.Get("token").String()
 		Expect(token).NotTo(BeEmpty())
-		Expect(r.Get("git_info.repo_url").String()).To(And(ContainSubstring("gitlab-ci-token:"+token+"@"), HaveSuffix(".git")))
+		repoURL := r.Get("git_info.repo_url").String()
+		Expect(repoURL).To(HaveSuffix(".git"))
+		if token == specs.Redacted {
+			// A replayed cassette: the URL's user information was redacted whole.
+			Expect(repoURL).To(ContainSubstring("://" + specs.Redacted + "@"))
+		} else {
+			Expect(repoURL).To(ContainSubstring("://gitlab-ci-token:" + token + "@"))
+		}
 		Expect(r.Get("git_info.sha").String()).To(Equal(pl.Get("sha").String()))
 		Expect(r.Get("git_info.ref").String()).To(Equal(p.DefaultBranch))
 		Expect(r.Get("git_info.ref_type").String()).To(Equal("branch"))
@@ -66,7 +75,7 @@ var _ = Describe("The runner protocol", Label("area:jobs"), func() {
 		Expect(vars).To(HaveKeyWithValue("CI_PROJECT_ID", fmt.Sprint(p.ID)))
 		Expect(vars).To(HaveKeyWithValue("CI_JOB_ID", r.Get("id").String()))
 		Expect(vars).To(HaveKeyWithValue("CI_PIPELINE_ID", pl.Get("id").String()))
-		Expect(vars).To(HaveKeyWithValue("CI_REPOSITORY_URL", r.Get("git_info.repo_url").String()))
+		Expect(vars).To(HaveKeyWithValue("CI_REPOSITORY_URL", repoURL))
 		Expect(vars).To(HaveKey("CI_SERVER_URL"))
 		Expect(r.Get("steps.0.name").String()).To(Equal("script"))
 		Expect(r.Get("steps.0.script").String()).To(ContainSubstring("echo hello"))
