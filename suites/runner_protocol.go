@@ -31,18 +31,6 @@ func runnerWireInfo() map[string]any {
 }
 
 var _ = Describe("The runner protocol", Label("area:jobs"), func() {
-	It("verifies a runner by its token", Label("endpoint:runners.verify", "rule:runners.verify.1"), func(ctx SpecContext) {
-		p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciSingle})
-		rn := NewProjectRunner(ctx, p.Project)
-		r := api.Anonymous().Post(ctx, "/runners/verify", Body(map[string]any{"info": runnerWireInfo(), "token": rn.Token,
-			"system_id": Unique("s_")}))
-		Expect(r).To(HaveStatus(http.StatusOK))
-		Expect(r.Get("id").Int()).To(BeEquivalentTo(rn.ID))
-		Expect(r.Get("token").String()).To(Equal(rn.Token))
-		bad := api.Anonymous().Post(ctx, "/runners/verify", Body(map[string]any{"info": runnerWireInfo(), "token": rn.Token + "x"}))
-		Expect(bad).To(HaveStatus(http.StatusForbidden))
-	})
-
 	It("hands a runner a job it can run", Label("endpoint:jobs.request", "rule:jobs.request.1"), func(ctx SpecContext) {
 		p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciSingle})
 		rn := NewProjectRunner(ctx, p.Project)
@@ -120,5 +108,19 @@ var _ = Describe("The runner protocol", Label("area:jobs"), func() {
 		Expect(r).To(HaveStatus(http.StatusForbidden))
 		Expect(r.Header.Get("Job-Status")).To(Equal("canceled"))
 		Expect(api.Get(ctx, jobPath(p, j.ID)).Get("status").String()).To(Equal("canceled"))
+	})
+})
+
+var _ = Describe("The runner protocol: verification", Label("area:runners"), func() {
+	It("verifies a runner by its token", Label("endpoint:runners.verify", "rule:runners.verify.1"), func(ctx SpecContext) {
+		p := NewCIProject(ctx, api, map[string]string{".gitlab-ci.yml": ciSingle})
+		rn := NewProjectRunner(ctx, p.Project)
+		r := api.Anonymous().Post(ctx, "/runners/verify", Body(map[string]any{"info": runnerWireInfo(), "token": rn.Token,
+			"system_id": Unique("s_")}))
+		Expect(r).To(HaveStatus(http.StatusOK))
+		Expect(r.Get("id").Int()).To(BeEquivalentTo(rn.ID))
+		Expect(r.Get("token").String()).To(Equal(rn.Token))
+		bad := api.Anonymous().Post(ctx, "/runners/verify", Body(map[string]any{"info": runnerWireInfo(), "token": rn.Token + "x"}))
+		Expect(bad).To(HaveStatus(http.StatusForbidden))
 	})
 })
