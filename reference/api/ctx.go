@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,7 +35,8 @@ type Ctx struct {
 
 // rawBodyEndpoints take their body as data: the log a runner streams
 // (PATCH /jobs/:id/trace, text/plain) is no form, and a '%' in a log must
-// not be read as a broken escape. Their parameters come from the query.
+// not be read as a broken escape. Their parameters come from the query, and
+// from the body only when it is declared JSON or a form.
 var rawBodyEndpoints = map[string]bool{"jobs.trace_append": true}
 
 // In returns the parameter reader of the request.
@@ -124,7 +127,17 @@ func (s *Server) prepare(c *Ctx, rt *route) error {
 		if len(c.Body) > params.MaxBody {
 			return params.ErrTooLarge
 		}
-		p, err = params.FromQuery(c.R.URL.RawQuery)
+		// A body declared as JSON or a form is also parameters, as Grape
+		// parses it by its content type; any other (the runner's
+		// text/plain) is data alone.
+		ct, _, _ := mime.ParseMediaType(c.R.Header.Get("Content-Type"))
+		if ct == "application/json" || strings.HasSuffix(ct, "+json") || ct == "application/x-www-form-urlencoded" ||
+			ct == "multipart/form-data" {
+			c.R.Body = io.NopCloser(bytes.NewReader(c.Body))
+			p, err = params.FromRequest(c.R)
+		} else {
+			p, err = params.FromQuery(c.R.URL.RawQuery)
+		}
 	} else {
 		p, err = params.FromRequest(c.R)
 	}

@@ -223,6 +223,10 @@ func TestRunnerProtocol(t *testing.T) {
 	a.wireMust(403, "POST", "/runners/verify", wireVerifyRunnerRequest{Info: shellRunnerInfo(), Token: "glrt-nothing"}, nil)
 	created := a.must(201, "POST", "/user/runners", map[string]any{"runner_type": "instance_type"})
 	a.wireMust(200, "POST", "/runners/verify", wireVerifyRunnerRequest{Info: shellRunnerInfo(), Token: created["token"].(string), SystemID: systemID}, nil)
+	// A runner token is no registration token: that flow never calls POST
+	// /runners (commands/register.go askRunner verifies a glrt- token
+	// instead), and the platform's RegisterRunnerService refuses it.
+	a.wireMust(403, "POST", "/runners", wireRegisterRunnerRequest{Info: shellRunnerInfo(), Token: created["token"].(string)}, nil)
 
 	// No job yet: 204 with the queue value to send back. A user's token that
 	// is no token means nothing to the runner API (no 401).
