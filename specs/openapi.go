@@ -412,7 +412,7 @@ func security(e *Endpoint) []any {
 	if e.JobToken {
 		s = append(s, map[string]any{"jobToken": []string{}}, map[string]any{"jobTokenQuery": []string{}})
 	}
-	if e.Who == "anonymous" {
+	if e.Who == "anonymous" || e.Who == "runner" {
 		s = append(s, map[string]any{})
 	}
 	return s

@@ -47,11 +47,14 @@ type Param struct {
 
 // Endpoint is one method and path of the API, in the spec's own path syntax.
 type Endpoint struct {
-	ID       string  `yaml:"id" json:"id"`
-	Area     string  `yaml:"-" json:"area"`
-	Method   string  `yaml:"method" json:"method"`
-	Path     string  `yaml:"path" json:"path"` // under /api/v4, e.g. /groups/:id/members/all
-	Who      string  `yaml:"who" json:"who"`   // anonymous, authenticated, admin, or a role name
+	ID     string `yaml:"id" json:"id"`
+	Area   string `yaml:"-" json:"area"`
+	Method string `yaml:"method" json:"method"`
+	Path   string `yaml:"path" json:"path"` // under /api/v4, e.g. /groups/:id/members/all
+	// Who is anonymous, authenticated, admin, a role name, or runner: the
+	// runner API, whose credential is the runner's or the job's own token
+	// (a parameter or the JOB-TOKEN header), never a user's.
+	Who      string  `yaml:"who" json:"who"`
 	Params   []Param `yaml:"params,omitempty" json:"params,omitempty"`
 	Status   int     `yaml:"status" json:"status"`                         // success status
 	Statuses []int   `yaml:"statuses,omitempty" json:"statuses,omitempty"` // other statuses it may answer

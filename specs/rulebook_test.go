@@ -47,10 +47,15 @@ func TestPattern(t *testing.T) {
 // object, sudo given as an array: rules errors.params.4 and 5) or carry a
 // token that is no token (Authentication 8), so every endpoint there lists
 // 400 and 401 among the statuses it may answer; the proxy holds traffic to
-// these lists.
+// these lists. The runner API (who: runner) reads no user credential at all
+// (gitlabhq/gitlabhq lib/api/ci/runner.rb never calls authenticate!), so a
+// token that is no token is ignored there, never a 401.
 func TestEveryAPIEndpointMayAnswer400And401(t *testing.T) {
 	for _, e := range Default().Endpoints {
 		for _, status := range []int{400, 401} {
+			if status == 401 && e.Who == "runner" {
+				continue
+			}
 			if e.UnderAPI() && !e.Allows(status) {
 				t.Errorf("%s (%s %s) does not list %d", e.ID, e.Method, e.Path, status)
 			}

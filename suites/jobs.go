@@ -135,12 +135,23 @@ func (rn *CIRunner) Take(ctx context.Context, systemID string) *TakenJob {
 	return &TakenJob{ID: int(r.Get("id").Int()), Token: r.Get("token").String(), Started: r}
 }
 
-// Finish reports the job's end state and log as its runner, and returns the
-// answer that ended it.
+// Finish reports the job's log and end state as its runner does: the log
+// with PATCH /jobs/:id/trace (Content-Range, the job's token in JOB-TOKEN),
+// then PUT /jobs/:id with the state, and for a failure the reason a runner
+// sends for a failing script (gitlab-org/gitlab-runner network/gitlab.go
+// PatchTrace and UpdateJob). It returns the answer that ended the job.
 func (j *TakenJob) Finish(ctx context.Context, state, trace string) *Response {
 	GinkgoHelper()
-	r := api.Anonymous().Put(ctx, fmt.Sprintf("/jobs/%d", j.ID), Body(map[string]any{"token": j.Token, "state": state,
-		"trace": trace}))
+	if trace != "" {
+		r := api.Anonymous().Patch(ctx, fmt.Sprintf("/jobs/%d/trace", j.ID), RawBody("text/plain", []byte(trace)),
+			Header("JOB-TOKEN", j.Token), Header("Content-Range", fmt.Sprintf("0-%d", len(trace)-1)))
+		Expect(r).To(HaveStatus(http.StatusAccepted))
+	}
+	body := map[string]any{"token": j.Token, "state": state}
+	if state == "failed" {
+		body["failure_reason"] = "script_failure"
+	}
+	r := api.Anonymous().Put(ctx, fmt.Sprintf("/jobs/%d", j.ID), Body(body), Header("JOB-TOKEN", j.Token))
 	Expect(r).To(HaveStatus(http.StatusOK))
 	return r
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/v4cert/v4cert/reference/access"
 	"github.com/v4cert/v4cert/reference/store"
@@ -12,8 +11,8 @@ import (
 // Provisioning of CI, beyond the spec (which shows neither runner
 // registration nor where jobs come from), with the platform's own shapes:
 // POST /user/runners registers a runner, POST /projects/:id/pipeline runs the
-// repository's .gitlab-ci.yml, and the runner API (POST /jobs/request,
-// PUT /jobs/:id) moves jobs to running, success and failed.
+// repository's .gitlab-ci.yml, and the runner API (runner_protocol.go) moves
+// jobs to running, success and failed.
 
 // createUserRunner implements the platform's POST /user/runners
 // (provisioning): instance runners need an administrator, group runners the
@@ -145,101 +144,6 @@ func (v *view) pipelineJSON(pl *store.Pipeline) CreatedPipelineJSON {
 	}
 	return CreatedPipelineJSON{ID: pl.ID, IID: pl.ID, ProjectID: pl.ProjectID, SHA: pl.SHA, Ref: pl.Ref, Status: pl.Status,
 		Source: src, CreatedAt: ts(pl.CreatedAt), UpdatedAt: ts(pl.UpdatedAt), WebURL: v.pipelineWebURL(pl)}
-}
-
-// requestJob implements the platform's runner API POST /jobs/request
-// (provisioning): the runner authenticated by its token gets the oldest
-// pending job it may run (201) or nothing (204). The system_id it sends
-// names the runner manager the job runs on.
-func (s *Server) requestJob(c *Ctx) error {
-	in := c.In()
-	secret := in.StringOr("token", "")
-	systemID := in.StringOr("system_id", "")
-	info := in.Hash("info")
-	if err := in.Err(); err != nil {
-		return err
-	}
-	var out map[string]any // nil: no job for this runner
-	err := s.store.Write(func(d *store.Data) error {
-		r := d.RunnerBySecret(secret)
-		if r == nil {
-			return forbidden()
-		}
-		m := d.ContactRunner(r, store.ManagerInfo{SystemID: systemID, Version: info["version"], Revision: info["revision"],
-			Platform: info["platform"], Arch: info["architecture"], IPAddress: clientIP(c.R)})
-		j := d.PickJob(r, m)
-		if j == nil {
-			return nil
-		}
-		p := d.Project(j.ProjectID)
-		pl := d.Pipeline(j.ProjectID, j.PipelineID)
-		out = map[string]any{
-			"id": j.ID, "token": j.TokenSecret, "allow_git_fetch": true,
-			"job_info": map[string]any{"id": j.ID, "name": j.Name, "stage": j.Stage, "project_id": p.ID, "project_name": p.Name},
-			"git_info": map[string]any{"ref": pl.Ref, "sha": pl.SHA, "ref_type": map[bool]string{true: "tag", false: "branch"}[pl.Tag]},
-			"steps":    []map[string]any{{"name": "script", "script": j.Script, "when": "on_success"}},
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if out == nil {
-		return c.NoContent()
-	}
-	return c.JSON(http.StatusCreated, out)
-}
-
-func clientIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i > 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
-}
-
-// updateJobState implements the platform's runner API PUT /jobs/:id
-// (provisioning): with the job's token, the runner reports the log (trace)
-// and the end state (success or failed, with failure_reason).
-func (s *Server) updateJobState(c *Ctx) error {
-	id, err := c.PathInt("id", "Job")
-	if err != nil {
-		return err
-	}
-	in := c.In()
-	secret := in.StringOr("token", "")
-	state := in.String("state")
-	trace := in.StringOr("trace", "")
-	reason := in.Enum("failure_reason", "unknown_failure", "script_failure", "api_failure", "stuck_or_timeout_failure",
-		"runner_system_failure", "job_execution_timeout")
-	if err := in.Err(); err != nil {
-		return err
-	}
-	var out map[string]any
-	err = s.store.Write(func(d *store.Data) error {
-		j := d.Job(id)
-		if j == nil {
-			return notFound("Job")
-		}
-		if j.TokenSecret == "" || j.TokenSecret != secret || j.Status != "running" {
-			return forbidden()
-		}
-		st := ""
-		if state != nil {
-			st = *state
-		}
-		r := ""
-		if reason != nil {
-			r = *reason
-		}
-		d.FinishJob(j, st, trace, r)
-		out = map[string]any{"id": j.ID, "status": j.Status}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
 }
 
 // jobForAction resolves :id and :job_id for the job actions: Developer or

@@ -119,7 +119,8 @@ var routes = []routeRow{
 	{"jobs.trace", (*Server).jobTrace},                       // public jobs; Reporter otherwise
 	{"jobs.pipeline", (*Server).createPipeline},              // Developer
 	{"jobs.request", (*Server).requestJob},                   // a runner's token
-	{"jobs.update", (*Server).updateJobState},                // the job's own token
+	{"jobs.update", (*Server).updateJob},                     // the job's own token
+	{"jobs.trace_append", (*Server).appendTrace},             // the job's own token
 	{"jobs.retry", (*Server).retryJob},                       // Developer
 	{"jobs.cancel", (*Server).cancelJob},                     // Developer
 	{"jobs.play", (*Server).playJob},                         // Developer
@@ -242,6 +243,9 @@ var routes = []routeRow{
 	{"runners.managers", (*Server).listRunnerManagers}, // Developer of the runner
 	{"runners.project", (*Server).listProjectRunners},  // Maintainer
 	{"runners.group", (*Server).listGroupRunners},      // Owner
+	{"runners.register", (*Server).registerRunner},     // a registration token
+	{"runners.verify", (*Server).verifyRunner},         // the runner's token
+	{"runners.unregister", (*Server).unregisterRunner}, // the runner's token
 
 	// snippets (specs/snippets.yaml)
 	{"snippets.create", (*Server).createSnippet},                    // Reporter

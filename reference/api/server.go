@@ -129,7 +129,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	}
 	// Merge requests follow their branches, whoever moves them.
 	s.mr = mergerequests.New(st, s.repos)
-	s.ci = ci.New(st)
+	s.ci = ci.New(st, s.repos)
 	s.imports = bulkimports.New(st, s.repos)
 	return s, nil
 }

@@ -91,8 +91,15 @@ func Corpus(w *World) []Probe {
 			add(Probe{What: e.ID + ": multipart without boundary", Method: e.Method, Target: path,
 				Body: Raw{"multipart/form-data", []byte("--x\r\n\r\n")}})
 		}
+		unknownToken := []int{http.StatusUnauthorized}
+		if e.Who == "runner" {
+			// The runner API reads no user credential (lib/api/ci/runner.rb
+			// calls no authenticate!): the token in the body, which names
+			// no runner or job here, is what refuses it.
+			unknownToken = []int{http.StatusForbidden}
+		}
 		add(Probe{What: e.ID + ": unknown token", Method: e.Method, Target: path, Body: bodyOf(write, required),
-			Token: "glpat-no-such-token", Want: []int{http.StatusUnauthorized}})
+			Token: "glpat-no-such-token", Want: unknownToken})
 		// Every declared parameter spoiled, every required one left out.
 		for _, p := range declared {
 			names := make([]string, 0)

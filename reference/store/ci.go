@@ -87,13 +87,24 @@ type Job struct {
 	Manual        bool
 	TagList       []string
 	Script        []string
-	UserID        int
-	RunnerID      int
-	ManagerID     int
-	Trace         string
-	TokenSecret   string
-	Retried       bool
-	Bridge        bool
+	// BeforeScript and AfterScript are the job's before_script and
+	// after_script (its own, else the file's default: or top-level ones).
+	BeforeScript []string
+	AfterScript  []string
+	// Image and Services are the job's image: and services: (or the
+	// defaults), as the runner receives them.
+	Image    *JobImage
+	Services []JobImage
+	// Variables are the job's variables: after the file's top-level ones.
+	Variables   []JobVariable
+	ExitCode    *int
+	UserID      int
+	RunnerID    int
+	ManagerID   int
+	Trace       string
+	TokenSecret string
+	Retried     bool
+	Bridge      bool
 	// Child holds the jobs of a trigger job's child pipeline, read from the
 	// file it includes when the parent pipeline was created.
 	Child        []*Job
@@ -101,6 +112,19 @@ type Job struct {
 	CreatedAt    time.Time
 	StartedAt    *time.Time
 	FinishedAt   *time.Time
+}
+
+// JobImage is an image: or one of services: of a job.
+type JobImage struct {
+	Name       string
+	Alias      string
+	Entrypoint []string
+	Command    []string
+}
+
+// JobVariable is one variable of a job's CI definition.
+type JobVariable struct {
+	Key, Value string
 }
 
 // Finished reports whether the job has reached an end state.
@@ -563,9 +587,11 @@ func (d *Data) FinishJob(j *Job, state, trace, reason string) {
 		}
 		j.FailureReason = reason
 	}
+	// The token stops authenticating API calls (the job-token registry) but
+	// stays on the job, so the runner presenting it learns the job's status
+	// (403 with Job-Status) as on the platform.
 	if j.TokenSecret != "" {
 		d.RemoveJobToken(j.TokenSecret)
-		j.TokenSecret = ""
 	}
 	d.advance(d.pipelines[j.PipelineID])
 }
@@ -575,6 +601,7 @@ func (d *Data) FinishJob(j *Job, state, trace, reason string) {
 func (d *Data) RetryJob(j *Job) *Job {
 	n := &Job{ID: d.next("job"), ProjectID: j.ProjectID, PipelineID: j.PipelineID, Name: j.Name, Stage: j.Stage,
 		StageIdx: j.StageIdx, Status: "pending", AllowFailure: j.AllowFailure, TagList: j.TagList, Script: j.Script,
+		BeforeScript: j.BeforeScript, AfterScript: j.AfterScript, Image: j.Image, Services: j.Services, Variables: j.Variables,
 		UserID: j.UserID, CreatedAt: d.Now()}
 	j.Retried = true
 	d.jobs[n.ID] = n
@@ -589,8 +616,7 @@ func (d *Data) CancelJob(j *Job) {
 	d.Touch(j)
 	j.Status, j.FinishedAt = "canceled", &now
 	if j.TokenSecret != "" {
-		d.RemoveJobToken(j.TokenSecret)
-		j.TokenSecret = ""
+		d.RemoveJobToken(j.TokenSecret) // kept on the job, as in FinishJob
 	}
 	d.advance(d.pipelines[j.PipelineID])
 }
@@ -618,4 +644,44 @@ func (d *Data) dropCI(projectID int) {
 			delete(d.pipelines, id)
 		}
 	}
+}
+
+// AppendTrace appends a runner's log patch at offset and returns the log's
+// size after it. A patch that does not start where the log ends changes
+// nothing and reports false with the current size: the platform's
+// Gitlab::Ci::Trace#append (gitlabhq/gitlabhq lib/gitlab/ci/trace.rb:
+// `break current_length unless current_length == offset`). The job's own
+// token is masked in the log with as many x as it has characters, as the
+// platform's hide_secrets does (Gitlab::Ci::MaskSecret), so sizes hold.
+func (d *Data) AppendTrace(j *Job, offset int, patch []byte) (int, bool) {
+	if offset != len(j.Trace) {
+		return len(j.Trace), false
+	}
+	text := string(patch)
+	if j.TokenSecret != "" {
+		text = strings.ReplaceAll(text, j.TokenSecret, strings.Repeat("x", len(j.TokenSecret)))
+	}
+	d.Touch(j)
+	j.Trace += text
+	return len(j.Trace), true
+}
+
+// SetExitCode records the exit code a runner reports with a job's end state.
+func (d *Data) SetExitCode(j *Job, code int) {
+	d.Touch(j)
+	j.ExitCode = &code
+}
+
+// GroupByRunnersToken returns the group whose runner registration token is
+// tok, or nil.
+func (d *Data) GroupByRunnersToken(tok string) *Group {
+	if tok == "" {
+		return nil
+	}
+	for _, g := range d.groups {
+		if g.RunnersToken == tok {
+			return g
+		}
+	}
+	return nil
 }

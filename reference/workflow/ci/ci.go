@@ -18,10 +18,13 @@ import (
 // Workflows are the pipeline workflows of one store.
 type Workflows struct {
 	store *store.Store
+	repos *repository.Workflows // the projects' repositories, for persistent refs
 }
 
-// New builds the pipeline workflows over st.
-func New(st *store.Store) *Workflows { return &Workflows{store: st} }
+// New builds the pipeline workflows over st and the repositories of repos.
+func New(st *store.Store, repos *repository.Workflows) *Workflows {
+	return &Workflows{store: st, repos: repos}
+}
 
 // ErrNoProject is a pipeline whose project was deleted while its CI file was read.
 var ErrNoProject = errors.New("project not found")
@@ -79,6 +82,10 @@ func parse(ctx context.Context, repo *repository.Repo, commit repository.Oid, fi
 	for i, s := range stages {
 		stageIdx[s] = i
 	}
+	defaults, err := readDefaults(root)
+	if err != nil {
+		return nil, err
+	}
 	var jobs []*store.Job
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		name := root.Content[i].Value
@@ -94,6 +101,7 @@ func parse(ctx context.Context, repo *repository.Repo, commit repository.Oid, fi
 			Trigger      *struct {
 				Include string `yaml:"include"`
 			} `yaml:"trigger"`
+			jobSettings `yaml:",inline"`
 		}
 		if err := root.Content[i+1].Decode(&def); err != nil {
 			return nil, ciConfigError(fmt.Sprintf("jobs:%s config contains unknown keys or invalid values", name))
@@ -106,6 +114,9 @@ func parse(ctx context.Context, repo *repository.Repo, commit repository.Oid, fi
 			return nil, ciConfigError(fmt.Sprintf("%s job: chosen stage %s does not exist; available stages are %s", name, def.Stage, strings.Join(stages, ", ")))
 		}
 		j := &store.Job{Name: name, Stage: def.Stage, StageIdx: idx, TagList: def.Tags, Manual: def.When == "manual"}
+		if err := defaults.apply(j, &def.jobSettings, name); err != nil {
+			return nil, err
+		}
 		if j.TagList == nil {
 			j.TagList = []string{}
 		}
@@ -189,4 +200,188 @@ func (w *Workflows) CreatePipeline(ctx context.Context, t *repository.Target, re
 		view(d, pl)
 		return nil
 	})
+}
+
+// jobSettings are the keywords a job shares with default: (and, for some,
+// the top level): what the runner receives besides the script.
+type jobSettings struct {
+	BeforeScript yaml.Node `yaml:"before_script"`
+	AfterScript  yaml.Node `yaml:"after_script"`
+	Image        yaml.Node `yaml:"image"`
+	Services     yaml.Node `yaml:"services"`
+	Variables    yaml.Node `yaml:"variables"`
+}
+
+// settings are jobSettings read.
+type settings struct {
+	before, after []string
+	hasBefore     bool
+	hasAfter      bool
+	image         *store.JobImage
+	services      []store.JobImage
+	hasServices   bool
+	variables     []store.JobVariable
+}
+
+// readDefaults reads default: and the deprecated top-level image:,
+// services:, before_script:, after_script: and variables:; default: wins
+// over the top level, a job's own keyword over both (the platform's
+// Gitlab::Ci::Config::Entry::Default and Job inherit).
+func readDefaults(root *yaml.Node) (*settings, error) {
+	top := &jobSettings{}
+	var def jobSettings
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		v := root.Content[i+1]
+		switch root.Content[i].Value {
+		case "before_script":
+			top.BeforeScript = *v
+		case "after_script":
+			top.AfterScript = *v
+		case "image":
+			top.Image = *v
+		case "services":
+			top.Services = *v
+		case "variables":
+			top.Variables = *v
+		case "default":
+			if err := v.Decode(&def); err != nil {
+				return nil, ciConfigError("default config contains unknown keys or invalid values")
+			}
+		}
+	}
+	out := &settings{}
+	if err := out.read(top, "root"); err != nil {
+		return nil, err
+	}
+	vars := out.variables
+	if err := out.read(&def, "default"); err != nil {
+		return nil, err
+	}
+	// Top-level variables are global; default: takes no variables.
+	out.variables = vars
+	return out, nil
+}
+
+// read overlays what s sets on out.
+func (out *settings) read(s *jobSettings, where string) error {
+	bad := func(key string) error {
+		return ciConfigError(fmt.Sprintf("%s:%s config should be a string or a nested array of strings up to 10 levels deep", where, key))
+	}
+	if s.BeforeScript.Kind != 0 {
+		lines, ok := scriptLines(&s.BeforeScript)
+		if !ok {
+			return bad("before_script")
+		}
+		out.before, out.hasBefore = lines, true
+	}
+	if s.AfterScript.Kind != 0 {
+		lines, ok := scriptLines(&s.AfterScript)
+		if !ok {
+			return bad("after_script")
+		}
+		out.after, out.hasAfter = lines, true
+	}
+	if s.Image.Kind != 0 {
+		img, ok := readImage(&s.Image)
+		if !ok {
+			return ciConfigError(fmt.Sprintf("%s:image config should be a hash or a string", where))
+		}
+		out.image = img
+	}
+	if s.Services.Kind != 0 {
+		if s.Services.Kind != yaml.SequenceNode {
+			return ciConfigError(fmt.Sprintf("%s:services config should be a array", where))
+		}
+		out.services, out.hasServices = nil, true
+		for _, n := range s.Services.Content {
+			img, ok := readImage(n)
+			if !ok {
+				return ciConfigError(fmt.Sprintf("%s:services:service config should be a hash or a string", where))
+			}
+			out.services = append(out.services, *img)
+		}
+	}
+	if s.Variables.Kind != 0 {
+		if s.Variables.Kind != yaml.MappingNode {
+			return ciConfigError(fmt.Sprintf("%s:variables config should be a hash of key value pairs", where))
+		}
+		for i := 0; i+1 < len(s.Variables.Content); i += 2 {
+			k, v := s.Variables.Content[i].Value, s.Variables.Content[i+1]
+			val := v.Value
+			if v.Kind == yaml.MappingNode { // {value: ..., description: ...}
+				var full struct {
+					Value string `yaml:"value"`
+				}
+				if err := v.Decode(&full); err != nil {
+					return ciConfigError(fmt.Sprintf("%s:variables config should be a hash of key value pairs", where))
+				}
+				val = full.Value
+			} else if v.Kind != yaml.ScalarNode {
+				return ciConfigError(fmt.Sprintf("%s:variables config should be a hash of key value pairs", where))
+			}
+			out.variables = setVariable(out.variables, store.JobVariable{Key: k, Value: val})
+		}
+	}
+	return nil
+}
+
+func setVariable(vars []store.JobVariable, v store.JobVariable) []store.JobVariable {
+	for i := range vars {
+		if vars[i].Key == v.Key {
+			vars[i] = v
+			return vars
+		}
+	}
+	return append(vars, v)
+}
+
+// scriptLines reads a script keyword: a string, or an array of strings and
+// nested arrays (flattened, as the platform does).
+func scriptLines(n *yaml.Node) ([]string, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []string{n.Value}, true
+	case yaml.SequenceNode:
+		var out []string
+		for _, c := range n.Content {
+			lines, ok := scriptLines(c)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, lines...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// readImage reads image: or a service: a name, or {name, alias, entrypoint, command}.
+func readImage(n *yaml.Node) (*store.JobImage, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return &store.JobImage{Name: n.Value}, n.Value != ""
+	case yaml.MappingNode:
+		var img struct {
+			Name       string   `yaml:"name"`
+			Alias      string   `yaml:"alias"`
+			Entrypoint []string `yaml:"entrypoint"`
+			Command    []string `yaml:"command"`
+		}
+		if err := n.Decode(&img); err != nil || img.Name == "" {
+			return nil, false
+		}
+		return &store.JobImage{Name: img.Name, Alias: img.Alias, Entrypoint: img.Entrypoint, Command: img.Command}, true
+	}
+	return nil, false
+}
+
+// apply gives j the defaults overlaid with its own settings.
+func (defaults *settings) apply(j *store.Job, own *jobSettings, name string) error {
+	s := *defaults
+	s.variables = append([]store.JobVariable(nil), defaults.variables...)
+	if err := s.read(own, "jobs:"+name); err != nil {
+		return err
+	}
+	j.BeforeScript, j.AfterScript, j.Image, j.Services, j.Variables = s.before, s.after, s.image, s.services, s.variables
+	return nil
 }

@@ -36,7 +36,7 @@ func TestCreatePipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flows := ci.New(w.Store)
+		flows := ci.New(w.Store, w.Repos)
 		var id int
 		if err := flows.CreatePipeline(t.Context(), tg, "main", func(_ *store.Data, pl *store.Pipeline) { id = pl.ID }); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestCreatePipeline(t *testing.T) {
 func TestRefusedConfigurations(t *testing.T) {
 	workflowtest.Run(t, true, func(t *testing.T, w *workflowtest.World) {
 		tg := w.Target(t)
-		flows := ci.New(w.Store)
+		flows := ci.New(w.Store, w.Repos)
 		called := false
 		view := func(*store.Data, *store.Pipeline) { called = true }
 		for ref, want := range map[string]string{"main": "Missing CI config file", "no-such-ref": "Reference not found"} {
