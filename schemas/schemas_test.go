@@ -14,7 +14,7 @@ import (
 // want lists the schemas other packages already refer to by name.
 var want = []string{
 	"access_level", "access_request", "award_emoji", "billable_member", "billable_membership",
-	"blame_range", "branch", "bridge", "bulk_import", "bulk_import_entity", "bulk_import_failure", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence",
+	"blame_range", "branch", "bridge", "bulk_import", "bulk_import_entity", "bulk_import_failure", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence", "commit_status",
 	"error", "error_cherry_pick", "error_missing_attribute", "error_spam", "error_validation",
 	"file_write_result",
 	"group", "group_list_entry", "integration", "integration_detail", "issue", "job", "job_token_context", "label", "lfs_object", "member",

@@ -186,6 +186,13 @@ var routes = []routeRow{
 	{"package_protection_rules.edit", (*Server).editPackageProtectionRule},     // Maintainer
 	{"package_protection_rules.delete", (*Server).deletePackageProtectionRule}, // Maintainer
 
+	// pipelines (specs/pipelines.yaml)
+	{"pipelines.list", (*Server).listPipelines},                 // public jobs; Reporter otherwise
+	{"pipelines.latest", (*Server).latestPipeline},              // public jobs; Reporter otherwise
+	{"pipelines.get", (*Server).getPipeline},                    // public jobs; Reporter otherwise
+	{"pipelines.statuses.list", (*Server).listCommitStatuses},   // signed in; public jobs, Reporter otherwise
+	{"pipelines.statuses.create", (*Server).createCommitStatus}, // Developer
+
 	// projects (specs/projects.yaml)
 	{"projects.create", (*Server).createProject},                            // signed in; Developer of a group namespace
 	{"projects.list", (*Server).listProjects},                               // anyone (anonymous callers see public projects)
