@@ -3,6 +3,7 @@ package suites
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -101,5 +102,65 @@ var _ = register(map[string]*listFixture{
 		},
 		Others: map[string]string{
 			"stage": "every posted status sits in the external stage; reference/api TestCommitStatusJoinsCIPipeline lists a job's stage beside it",
+		}},
+})
+
+// Merge request commits and participants: a merge request of twenty-one
+// commits, which its author asked twenty members to review (twenty-one
+// participants).
+var mrNeighboursWorld = &worldBuilder{Name: "merge request commits and participants", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewRepoProject(ctx, api)
+	p.Branch(ctx, "topic", p.DefaultBranch)
+	for i := range listItems {
+		p.Put(ctx, "topic", map[string]string{fmt.Sprintf("f%02d.txt", i): "x\n"})
+	}
+	var reviewers []int
+	for range listItems - 1 {
+		u := NewUser(ctx)
+		AddProjectMember(ctx, p.Project, u, 30)
+		reviewers = append(reviewers, u.ID)
+	}
+	mr := api.Post(ctx, fmt.Sprintf("/projects/%d/merge_requests", p.ID), Body(map[string]any{"source_branch": "topic",
+		"target_branch": p.DefaultBranch, "title": "Many commits", "reviewer_ids": reviewers}))
+	ExpectFixture(mr).To(HaveStatus(http.StatusCreated), "creating a fixture merge request")
+	path := fmt.Sprintf("/projects/%d/merge_requests/%d", p.ID, mr.Get("iid").Int())
+	return map[string]*listWorld{
+		"merge_requests.commits":      {By: api, Path: path + "/commits", Items: listItems},
+		"merge_requests.participants": {By: api, Path: path + "/participants", Items: listItems},
+	}
+}}
+
+// Subgroups: a public group with twenty-one public subgroups, and a
+// subgroup below one of them (not a direct child).
+var subgroupsWorld = &worldBuilder{Name: "subgroups", Build: func(ctx SpecContext) map[string]*listWorld {
+	g := NewGroup(ctx, api, GroupOpts{"visibility": "public"})
+	var first *Group
+	for range listItems {
+		sg := NewGroup(ctx, api, GroupOpts{"visibility": "public", "parent_id": g.ID})
+		if first == nil {
+			first = sg
+		}
+	}
+	NewGroup(ctx, api, GroupOpts{"visibility": "public", "parent_id": first.ID})
+	return map[string]*listWorld{
+		"groups.subgroups": {By: api, Path: fmt.Sprintf("/groups/%d/subgroups", g.ID), Items: listItems,
+			Query: url.Values{"all_available": {"true"}}},
+	}
+}}
+
+var _ = register(map[string]*listFixture{
+	"merge_requests.commits":      {World: mrNeighboursWorld, Pagination: "merge_requests.commits.1"},
+	"merge_requests.participants": {World: mrNeighboursWorld, Pagination: "merge_requests.participants.1"},
+	"groups.subgroups": {World: subgroupsWorld, Pagination: "groups.subgroups.1",
+		Others: map[string]string{
+			"skip_groups":            "GET /groups has the same filter (groups.list rows); the subgroups reuse its finder",
+			"all_available":          "the world asks for every available subgroup; GET /groups checks all_available (groups.list rows)",
+			"search":                 "GET /groups checks search with the same finder (groups.list rows)",
+			"order_by":               "GET /groups checks order_by with the same finder (groups.list rows)",
+			"sort":                   "GET /groups checks sort with the same finder (groups.list rows)",
+			"statistics":             "an administrator option GET /groups checks (groups.list rows)",
+			"with_custom_attributes": "an administrator option GET /groups checks (groups.list rows)",
+			"owned":                  "GET /groups checks owned with the same finder (groups.list rows)",
+			"min_access_level":       "GET /groups checks min_access_level with the same finder (groups.list rows)",
 		}},
 })
