@@ -324,3 +324,9 @@ func TestCommitStatusJoinsCIPipeline(t *testing.T) {
 		t.Fatalf("pipeline_id ignored: %v", got)
 	}
 }
+
+func jsonUnmarshal(b []byte, v any) {
+	if err := json.Unmarshal(b, v); err != nil {
+		panic(fmt.Sprintf("%v in %s", err, b))
+	}
+}
