@@ -24,7 +24,7 @@ var want = []string{
 	"registry_catalog", "registry_error", "registry_repository", "registry_tag", "registry_tag_detail", "registry_tags_list", "registry_token",
 	"remote_mirror",
 	"repository_file", "runner", "runner_detail", "runner_job", "runner_manager", "shared_with_group", "snippet", "tag",
-	"time_stats", "todo", "topic", "user", "user_admin", "user_list_entry", "user_reference", "version",
+	"time_stats", "todo", "topic", "tree_entry", "user", "user_admin", "user_list_entry", "user_reference", "version",
 }
 
 func TestNames(t *testing.T) {

@@ -164,3 +164,35 @@ var _ = register(map[string]*listFixture{
 			"min_access_level":       "GET /groups checks min_access_level with the same finder (groups.list rows)",
 		}},
 })
+
+// Repository tree: twenty files and a directory holding one more at the
+// root of the default branch (with the README, twenty-two entries).
+var treeWorld = &worldBuilder{Name: "repository tree", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewRepoProject(ctx, api)
+	files := map[string]string{"dir/inner.txt": "inner\n"}
+	for i := range listItems - 1 {
+		files[fmt.Sprintf("f%02d.txt", i)] = fmt.Sprintf("%d\n", i)
+	}
+	p.Put(ctx, p.DefaultBranch, files)
+	return map[string]*listWorld{
+		"repository.tree": {By: api, Path: p.Repo("/tree"), Key: "path", Items: listItems + 1},
+	}
+}}
+
+var _ = register(map[string]*listFixture{
+	"repository.tree": {World: treeWorld, Pagination: "repository.tree.1",
+		Defaults: map[string]defaultRow{"recursive": {Rule: "repository.tree.1"}},
+		Others: map[string]string{
+			"ref":        "names the commit whose tree is listed: the default branch without it; reference/api TestRepositoryTree reads another branch",
+			"path":       "selects another directory's entries, none of the root's; reference/api TestRepositoryTree reads one",
+			"pagination": "keyset pages hold the same entries as offset pages; reference/api TestRepositoryTree follows Link rel=next through them",
+			"page_token": "keyset pagination's cursor; reference/api TestRepositoryTree follows it",
+		}},
+})
+
+var _ = register(map[string]*listFixture{
+	"repository.compare": {Others: map[string]string{
+		"straight": "compares from itself instead of the merge base; reference/api TestRepositoryCompare checks both on diverged branches",
+		"unidiff":  "the diff format the merge request diffs share (merge_requests.diffs rows)",
+	}},
+})

@@ -330,3 +330,11 @@ func jsonUnmarshal(b []byte, v any) {
 		panic(fmt.Sprintf("%v in %s", err, b))
 	}
 }
+
+func jsonDecode(t *testing.T, res *http.Response, v any) {
+	t.Helper()
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -243,6 +243,8 @@ var routes = []routeRow{
 	{"repository.tags.get", (*Server).getTag},              // public code; Reporter of a private project
 	{"repository.lfs.create", (*Server).createLFSObject},   // Developer, project not archived
 	{"repository.branches.delete", (*Server).deleteBranch}, // Developer, project not archived; not the default branch
+	{"repository.tree", (*Server).repositoryTree},          // public code; Reporter of a private project
+	{"repository.compare", (*Server).repositoryCompare},    // public code; Reporter of a private project
 
 	// runners (specs/runners.yaml)
 	{"runners.create", (*Server).createUserRunner},     // administrator (instance), Owner (group), Maintainer (project)
