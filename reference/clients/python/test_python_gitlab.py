@@ -423,9 +423,15 @@ class PythonGitlabTest(unittest.TestCase):
         self.assertEqual(p.commits.get("main").status, "success")
         self.assertEqual(p.pipelines.get(st.pipeline_id).source, "external")
 
-    def test_branch_delete_note_edit_subgroups(self):
+    def test_tree_compare_branch_delete_note_edit_subgroups(self):
         p = self.new_project()
         p.files.create({"file_path": "dir/a.txt", "branch": "main", "content": "a\n", "commit_message": "A"})
+        self.assertEqual([(e["path"], e["type"]) for e in p.repository_tree()], [("dir", "tree"), ("README.md", "blob")])
+        self.assertEqual([e["path"] for e in p.repository_tree(path="dir")], ["dir/a.txt"])
+        self.assertEqual([e["path"] for e in p.repository_tree(recursive=True, get_all=True)], ["dir", "README.md", "dir/a.txt"])
+        cmp = p.repository_compare("main~1", "main")
+        self.assertEqual([c["title"] for c in cmp["commits"]], ["A"])
+        self.assertEqual([d["new_path"] for d in cmp["diffs"]], ["dir/a.txt"])
         p.branches.create({"branch": "gone", "ref": "main"})
         p.branches.delete("gone")
         self.assertEqual([b.name for b in p.branches.list()], ["main"])
