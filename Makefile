@@ -14,7 +14,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform clients-glab
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -95,6 +95,12 @@ clients-python-if-available:
 	fi
 	@if ($(PYGITLAB_FIND)) >/dev/null; then $(MAKE) --no-print-directory clients-python; \
 	else echo "clients-python: SKIPPED, python-gitlab is not installed and cannot be (install $(PYGITLAB_APT) and run make clients-python)"; fi
+
+# glab's Go module is not on the module proxy: the target builds glab from a
+# source checkout given as GLAB_SRC (gitlab-org/cli, or profclems/glab),
+# else runs a glab on PATH, and says so plainly (and fails) with neither.
+clients-glab: build ## the platform's CLI glab (repo view, issue view, mr list/view, ci list/status/get) against `v4cert serve`; GLAB_SRC=<glab source checkout>, or glab on PATH
+	V4CERT_BIN=$(abspath $(BIN)) GLAB_SRC=$(GLAB_SRC) bash reference/clients/glab/run.sh
 
 suites: ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out

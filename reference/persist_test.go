@@ -323,6 +323,9 @@ func (w *apiWorld) getPaths(t *testing.T) map[string]string {
 		if strings.HasPrefix(e.ID, "files.") {
 			p += "?ref=main"
 		}
+		if e.ID == "repository.compare" {
+			p += "?from=main&to=feature"
+		}
 		out[e.Method+" "+p] = e.ID
 	}
 	return out

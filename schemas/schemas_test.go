@@ -14,7 +14,7 @@ import (
 // want lists the schemas other packages already refer to by name.
 var want = []string{
 	"access_level", "access_request", "award_emoji", "billable_member", "billable_membership",
-	"blame_range", "branch", "bridge", "bulk_import", "bulk_import_entity", "bulk_import_failure", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence",
+	"blame_range", "branch", "bridge", "bulk_import", "bulk_import_entity", "bulk_import_failure", "commit", "commit_comment", "commit_diff", "commit_dry_run", "commit_ref", "commit_sequence", "commit_status",
 	"error", "error_cherry_pick", "error_missing_attribute", "error_spam", "error_validation",
 	"file_write_result",
 	"group", "group_list_entry", "integration", "integration_detail", "issue", "job", "job_token_context", "label", "lfs_object", "member",
@@ -24,7 +24,7 @@ var want = []string{
 	"registry_catalog", "registry_error", "registry_repository", "registry_tag", "registry_tag_detail", "registry_tags_list", "registry_token",
 	"remote_mirror",
 	"repository_file", "runner", "runner_detail", "runner_job", "runner_manager", "shared_with_group", "snippet", "tag",
-	"time_stats", "todo", "topic", "user", "user_admin", "user_list_entry", "user_reference", "version",
+	"time_stats", "todo", "topic", "tree_entry", "user", "user_admin", "user_list_entry", "user_reference", "version",
 }
 
 func TestNames(t *testing.T) {

@@ -76,6 +76,9 @@ var freshStamps = map[string][]string{
 	"milestones.create":                     {"created_at", "updated_at"},
 	"milestones.update":                     {"updated_at"},
 	"todos.mark_done":                       {"updated_at"},
+	"pipelines.statuses.create":             nil, // moving a pending or running status on keeps the created_at it had
+	"issues.notes_update":                   nil, // an edit that changes no text keeps updated_at
+	"merge_requests.notes.update":           nil, // an edit that changes no text keeps updated_at
 	"commits.comments.create":               nil, // author.created_at is the author's account
 	"merge_requests.approve":                nil, // answers the merge request's approvals, with its created_at and updated_at
 	"merge_requests.unapprove":              nil,

@@ -138,12 +138,8 @@ func (v *view) pipelineWebURL(pl *store.Pipeline) string {
 }
 
 func (v *view) pipelineJSON(pl *store.Pipeline) CreatedPipelineJSON {
-	src := "api"
-	if pl.ParentID != 0 {
-		src = "parent_pipeline"
-	}
 	return CreatedPipelineJSON{ID: pl.ID, IID: pl.ID, ProjectID: pl.ProjectID, SHA: pl.SHA, Ref: pl.Ref, Status: pl.Status,
-		Source: src, CreatedAt: ts(pl.CreatedAt), UpdatedAt: ts(pl.UpdatedAt), WebURL: v.pipelineWebURL(pl)}
+		Source: pl.PipelineSource(), CreatedAt: ts(pl.CreatedAt), UpdatedAt: ts(pl.UpdatedAt), WebURL: v.pipelineWebURL(pl)}
 }
 
 // jobForAction resolves :id and :job_id for the job actions: Developer or

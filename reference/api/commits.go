@@ -171,6 +171,28 @@ func (s *Server) getCommit(c *Ctx) error {
 	if err != nil {
 		return gitError(err, "Commit")
 	}
+	// status and last_pipeline: the newest pipeline at the commit
+	// (Entities::CommitDetail: status_for, lazy_latest_pipeline; the
+	// pipeline only to who may read pipelines), null without one.
+	err = s.store.Read(func(data *store.Data) error {
+		p := data.Project(rc.ProjectID)
+		if p == nil {
+			return notFound("Project")
+		}
+		if pl := data.LatestPipelineFor(p.ID, string(cm.ID), ""); pl != nil {
+			status := pl.Status
+			d.Status = &status
+			if c.canReadPipelines(data, p) {
+				d.LastPipeline = &PipelineJSON{ID: pl.ID, IID: pl.ID, ProjectID: pl.ProjectID, Ref: pl.Ref, SHA: pl.SHA,
+					Status: pl.Status, Source: pl.PipelineSource(), CreatedAt: ts(pl.CreatedAt), UpdatedAt: ts(pl.UpdatedAt),
+					WebURL: c.view(data).pipelineWebURL(pl)}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, d)
 }
 

@@ -295,7 +295,7 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 		var jobs []*store.Job
 		for _, q := range append([]*store.Pipeline{pl}, d.ChildPipelines(pl)...) {
 			for _, j := range d.PipelineJobs(q.ID) {
-				if !j.Bridge && (retried || !j.Retried) && (scope == nil || scope[j.Status]) {
+				if !j.Bridge && !j.External && (retried || !j.Retried) && (scope == nil || scope[j.Status]) {
 					jobs = append(jobs, j)
 				}
 			}
@@ -427,7 +427,7 @@ func (c *Ctx) jobIn(d *store.Data, p *store.Project) (*store.Job, error) {
 		return nil, err
 	}
 	j := d.Job(id)
-	if j == nil || j.ProjectID != p.ID || j.Bridge {
+	if j == nil || j.ProjectID != p.ID || j.Bridge || j.External {
 		return nil, notFound("Job")
 	}
 	return j, nil

@@ -23,7 +23,8 @@ var notPaginated = map[string]string{
 // fewEntries are lists the world holds only one entry of (each other list
 // has at least two).
 var fewEntries = map[string]int{
-	"bulk_imports.failures": 1, // one failed entity has one failure
+	"bulk_imports.failures":       1, // one failed entity has one failure
+	"merge_requests.participants": 1, // root opened the merge request and wrote its notes
 }
 
 // worldServer builds the apitest world on a fresh reference with a fixed

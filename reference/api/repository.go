@@ -136,12 +136,19 @@ type CommitDetailJSON struct {
 	ProjectID    int           `json:"project_id"`
 }
 
-// PipelineJSON is a commit's last_pipeline {id, ref, sha, status}.
+// PipelineJSON is a commit's last_pipeline: the spec's {id, ref, sha,
+// status}, as the platform's Entities::Ci::PipelineBasic renders it.
 type PipelineJSON struct {
-	ID     int    `json:"id"`
-	Ref    string `json:"ref"`
-	SHA    string `json:"sha"`
-	Status string `json:"status"`
+	ID        int    `json:"id"`
+	IID       int    `json:"iid"`
+	ProjectID int    `json:"project_id"`
+	Ref       string `json:"ref"`
+	SHA       string `json:"sha"`
+	Status    string `json:"status"`
+	Source    string `json:"source"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+	WebURL    string `json:"web_url"`
 }
 
 // gitTime formats a commit date as the platform does: milliseconds and the
@@ -172,8 +179,8 @@ func statsJSON(s repository.Stats) *StatsJSON {
 	return &StatsJSON{Additions: s.Additions, Deletions: s.Deletions, Total: s.Total()}
 }
 
-// commitDetail renders one commit with stats (when asked), status and
-// last_pipeline (null: pipelines do not exist in the reference yet).
+// commitDetail renders one commit with stats (when asked); status and
+// last_pipeline stay null here (getCommit fills them from the store).
 func (rc *repoCtx) commitDetail(ctx context.Context, c *repository.Commit, withStats bool) (CommitDetailJSON, error) {
 	d := CommitDetailJSON{CommitJSON: rc.commitJSON(c, true), ProjectID: rc.ProjectID}
 	if withStats {

@@ -97,6 +97,7 @@ var routes = []routeRow{
 	{"groups.get", (*Server).getGroup},                                  // public (who can see the group)
 	{"groups.list", (*Server).listGroups},                               // anyone (anonymous callers see public groups)
 	{"groups.projects", (*Server).listGroupProjects},                    // public (who can see the group)
+	{"groups.subgroups", (*Server).listSubgroups},                       // public (who can see the group)
 
 	// integrations (specs/integrations.yaml)
 	{"integrations.list", (*Server).listIntegrations},      // Maintainer
@@ -108,6 +109,7 @@ var routes = []routeRow{
 	{"issues.create", (*Server).createIssue},                    // signed in, can see the project
 	{"issues.get", (*Server).getIssue},                          // public (who can see the issue)
 	{"issues.notes_create", createNoteOn(store.AwardableIssue)}, // signed in, can see the issue
+	{"issues.notes_update", updateNoteOn(store.AwardableIssue)}, // the note's author, Maintainer, administrator
 
 	// jobs (specs/jobs.yaml)
 	{"jobs.list", (*Server).listProjectJobs},                 // public jobs; Reporter otherwise
@@ -174,6 +176,9 @@ var routes = []routeRow{
 	{"merge_requests.notes.create", (*Server).createMergeRequestNote},               // signed in, can read the merge request
 	{"merge_requests.approve", approveMergeRequestAs(true)},                         // Developer
 	{"merge_requests.unapprove", approveMergeRequestAs(false)},                      // Developer
+	{"merge_requests.commits", (*Server).mergeRequestCommits},                       // public code; Reporter of a private project
+	{"merge_requests.participants", (*Server).mergeRequestParticipants},             // public code; Reporter of a private project
+	{"merge_requests.notes.update", updateNoteOn(store.AwardableMergeRequest)},      // the note's author, Maintainer, administrator
 
 	// milestones (specs/milestones.yaml)
 	{"milestones.list", (*Server).listMilestones},    // public (who can see the project)
@@ -186,6 +191,13 @@ var routes = []routeRow{
 	{"package_protection_rules.create", (*Server).createPackageProtectionRule}, // Maintainer
 	{"package_protection_rules.edit", (*Server).editPackageProtectionRule},     // Maintainer
 	{"package_protection_rules.delete", (*Server).deletePackageProtectionRule}, // Maintainer
+
+	// pipelines (specs/pipelines.yaml)
+	{"pipelines.list", (*Server).listPipelines},                 // public jobs; Reporter otherwise
+	{"pipelines.latest", (*Server).latestPipeline},              // public jobs; Reporter otherwise
+	{"pipelines.get", (*Server).getPipeline},                    // public jobs; Reporter otherwise
+	{"pipelines.statuses.list", (*Server).listCommitStatuses},   // signed in; public jobs, Reporter otherwise
+	{"pipelines.statuses.create", (*Server).createCommitStatus}, // Developer
 
 	// projects (specs/projects.yaml)
 	{"projects.create", (*Server).createProject},                            // signed in; Developer of a group namespace
@@ -231,6 +243,9 @@ var routes = []routeRow{
 	{"repository.tags.list", (*Server).listTags},           // public code; Reporter of a private project
 	{"repository.tags.get", (*Server).getTag},              // public code; Reporter of a private project
 	{"repository.lfs.create", (*Server).createLFSObject},   // Developer, project not archived
+	{"repository.branches.delete", (*Server).deleteBranch}, // Developer, project not archived; not the default branch
+	{"repository.tree", (*Server).repositoryTree},          // public code; Reporter of a private project
+	{"repository.compare", (*Server).repositoryCompare},    // public code; Reporter of a private project
 
 	// runners (specs/runners.yaml)
 	{"runners.create", (*Server).createUserRunner},     // administrator (instance), Owner (group), Maintainer (project)

@@ -157,6 +157,10 @@ func (w *World) Target(e *specs.Endpoint) string {
 		switch p.Name {
 		case "ref":
 			q = append(q, "ref=main")
+		case "from": // the repository compare: what feature adds to main
+			q = append(q, "from=main")
+		case "to":
+			q = append(q, "to=feature")
 		}
 	}
 	if len(q) == 0 {

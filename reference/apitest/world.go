@@ -250,6 +250,11 @@ func Build(root *Client) (*World, error) {
 		b.do(http.StatusOK, root.As(""), "PUT", api(fmt.Sprintf("/jobs/%d", w.Job)), map[string]any{"token": job.Field("token"), "state": "success", "trace": "done\n"})
 	}
 
+	// Two commit statuses on the first commit: an external pipeline there.
+	for _, name := range []string{"lint", "coverage"} {
+		post(root, p+"/statuses/"+w.CommitSHA, map[string]any{"state": "success", "ref": "main", "name": name})
+	}
+
 	// Merge requests: feature into main, pushed to again after it was opened
 	// (two versions), with two pipelines, notes and reactions, two labels,
 	// two milestones, and blocked by two others; root's two to-do items.

@@ -63,6 +63,10 @@ type Pipeline struct {
 	Status    string
 	UserID    int
 	Commit    JobCommit
+	// Source is how the pipeline came about, as the platform names it:
+	// empty for api (POST /projects/:id/pipeline), external for one a
+	// commit status made (pipelines.go).
+	Source    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -109,9 +113,17 @@ type Job struct {
 	// file it includes when the parent pipeline was created.
 	Child        []*Job
 	DownstreamID int
-	CreatedAt    time.Time
-	StartedAt    *time.Time
-	FinishedAt   *time.Time
+	// External marks a commit status posted through the API (the
+	// platform's GenericCommitStatus): it sits in the pipeline's external
+	// stage and counts for its status, but no runner takes it and the jobs
+	// endpoints do not list it (pipelines.go).
+	External    bool
+	TargetURL   *string
+	Description *string
+	Coverage    *float64
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
 }
 
 // JobImage is an image: or one of services: of a job.
@@ -372,7 +384,7 @@ func (d *Data) ChildPipelines(pl *Pipeline) []*Pipeline {
 func (d *Data) ProjectJobs(projectID int) []*Job {
 	var out []*Job
 	for _, j := range d.jobs {
-		if j.ProjectID == projectID && !j.Bridge {
+		if j.ProjectID == projectID && !j.Bridge && !j.External {
 			out = append(out, j)
 		}
 	}
@@ -523,7 +535,7 @@ func (d *Data) PickJob(r *Runner, m *RunnerManager) *Job {
 	}
 	var best *Job
 	for _, j := range d.jobs {
-		if j.Status != "pending" || j.Bridge || (best != nil && j.ID > best.ID) {
+		if j.Status != "pending" || j.Bridge || j.External || (best != nil && j.ID > best.ID) {
 			continue
 		}
 		p := d.projects[j.ProjectID]

@@ -304,13 +304,13 @@ class PythonGitlabTest(unittest.TestCase):
         mr = p.mergerequests.create({"source_branch": "topic", "target_branch": "main", "title": "C"})
         self.assertEqual(mr.approvals.get().approved_by, [])
 
-    @unittest.expectedFailure  # issue 18 item 2: GET .../merge_requests/:iid/commits is not served yet
     def test_merge_request_commits(self):
         p = self.new_project()
         p.branches.create({"branch": "topic", "ref": "main"})
         p.files.create({"file_path": "c.txt", "branch": "topic", "content": "c\n", "commit_message": "C"})
         mr = p.mergerequests.create({"source_branch": "topic", "target_branch": "main", "title": "C"})
         self.assertEqual([c.title for c in mr.commits()], ["C"])
+        self.assertEqual([u["username"] for u in mr.participants()], ["root"])
 
     # --- labels, milestones, issues ---------------------------------------------
 
@@ -399,12 +399,51 @@ class PythonGitlabTest(unittest.TestCase):
         self.assertEqual([(j.name, j.status) for j in jobs], [("test", "pending")])
         self.assertEqual(p.jobs.get(jobs[0].id).name, "test")
 
-    @unittest.expectedFailure  # issue 18 item 2: pipelines are not served yet
     def test_pipelines_list(self):
         p = self.new_project()
         p.files.create({"file_path": ".gitlab-ci.yml", "branch": "main", "content": "test:\n  script: [\"true\"]\n", "commit_message": "CI"})
-        self.gl.http_post("/projects/%d/pipeline" % p.id, post_data={"ref": "main"})
-        self.assertEqual(len(p.pipelines.list()), 1)
+        pl = p.pipelines.create({"ref": "main"})
+        self.assertEqual([x.id for x in p.pipelines.list()], [pl.id])
+        got = p.pipelines.get(pl.id)
+        self.assertEqual((got.status, got.ref, got.source), ("pending", "main", "api"))
+        self.assertEqual([j.name for j in got.jobs.list()], ["test"])
+        self.assertEqual(p.pipelines.list(status="success"), [])
+        self.assertEqual(p.commits.get("main").last_pipeline["id"], pl.id)
+
+    def test_commit_statuses(self):
+        p = self.new_project()
+        c = p.commits.get("main")
+        st = c.statuses.create({"state": "running", "name": "ci/ext", "target_url": "https://ci.example.com/1"})
+        self.assertEqual((st.status, st.ref), ("running", "main"))
+        # Running twice is a transition the platform's state machine refuses.
+        e = self.assert_refused(400, c.statuses.create, {"state": "running", "name": "ci/ext"})
+        self.assertIn("Cannot transition status via :run from :running", str(e.error_message))
+        c.statuses.create({"state": "success", "name": "ci/ext"})
+        self.assertEqual([(s.name, s.status) for s in c.statuses.list()], [("ci/ext", "success")])
+        self.assertEqual(p.commits.get("main").status, "success")
+        self.assertEqual(p.pipelines.get(st.pipeline_id).source, "external")
+
+    def test_tree_compare_branch_delete_note_edit_subgroups(self):
+        p = self.new_project()
+        p.files.create({"file_path": "dir/a.txt", "branch": "main", "content": "a\n", "commit_message": "A"})
+        self.assertEqual([(e["path"], e["type"]) for e in p.repository_tree()], [("dir", "tree"), ("README.md", "blob")])
+        self.assertEqual([e["path"] for e in p.repository_tree(path="dir")], ["dir/a.txt"])
+        self.assertEqual([e["path"] for e in p.repository_tree(recursive=True, get_all=True)], ["dir", "README.md", "dir/a.txt"])
+        cmp = p.repository_compare("main~1", "main")
+        self.assertEqual([c["title"] for c in cmp["commits"]], ["A"])
+        self.assertEqual([d["new_path"] for d in cmp["diffs"]], ["dir/a.txt"])
+        p.branches.create({"branch": "gone", "ref": "main"})
+        p.branches.delete("gone")
+        self.assertEqual([b.name for b in p.branches.list()], ["main"])
+        self.assert_refused(405, p.branches.delete, "main")
+        issue = p.issues.create({"title": "edited"})
+        note = issue.notes.create({"body": "first"})
+        note.body = "second"
+        note.save()
+        self.assertEqual(note.body, "second")  # as the server answered the edit
+        top = self.gl.groups.create({"name": self.unique("top"), "path": self.unique("top")})
+        sub = self.gl.groups.create({"name": "sub", "path": self.unique("sub"), "parent_id": top.id})
+        self.assertEqual([g.id for g in top.subgroups.list()], [sub.id])
 
     # --- errors ----------------------------------------------------------------
 
