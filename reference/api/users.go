@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -140,6 +141,23 @@ func userCursor(field string) func(*store.User) Cursor {
 	}
 }
 
+// userViewKey names one user's encoded view in a list of GET /users: the
+// administrator view or the reference, whose URLs start with base.
+type userViewKey struct {
+	id    int
+	admin bool
+	base  string
+}
+
+// encoded is v as json.Marshal encodes it; the views it is given always encode.
+func encoded(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a view of plain fields: cannot fail
+	}
+	return b
+}
+
 // listUsers implements GET /users (rules users.list.*).
 func (s *Server) listUsers(c *Ctx) error {
 	o, err := c.readListUsersOptions()
@@ -149,15 +167,20 @@ func (s *Server) listUsers(c *Ctx) error {
 	admin := c.Admin()
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		v := c.view(d)
-		render := func(u *store.User) any {
-			if !admin {
-				return v.userRef(u)
-			}
-			a := v.userAdmin(u)
-			if o.WithCustomAttributes {
+		// Each user's view is encoded once between writes (Data.Memo); the
+		// page joins the encodings.
+		render := func(u *store.User) json.RawMessage {
+			if admin && o.WithCustomAttributes {
+				a := v.userAdmin(u)
 				a.CustomAttributes = customAttributes(u.CustomAttributes)
+				return encoded(a)
 			}
-			return a
+			return d.Memo(userViewKey{u.ID, admin, c.base}, func() any {
+				if !admin {
+					return encoded(v.userRef(u))
+				}
+				return encoded(v.userAdmin(u))
+			}).(json.RawMessage)
 		}
 		var match func(*store.User) bool
 		if o.filters() {

@@ -26,6 +26,7 @@ type readCache struct {
 	userSearch   *userSearchIndex             // lower-cased copies and trigrams of names and usernames
 	projMember   map[int]bool                 // users with a direct project membership
 	userOrdered  map[string][]*User           // users by field, ascending (ties by id)
+	memo         map[any]any                  // Memo's values, at most memoLimit
 }
 
 type groupOrderKey struct {
@@ -38,7 +39,7 @@ type groupOrderKey struct {
 func (c *readCache) drop() {
 	c.mu.Lock()
 	c.projects, c.nsProjects, c.projOrdered, c.groupOrdered = nil, nil, nil, nil
-	c.userSearch, c.projMember, c.userOrdered = nil, nil, nil
+	c.userSearch, c.projMember, c.userOrdered, c.memo = nil, nil, nil, nil
 	c.mu.Unlock()
 }
 
@@ -61,6 +62,38 @@ func cachedValue[V any](d *Data, get func(*readCache) (V, bool), put func(*readC
 	v = compute()
 	c.mu.Lock()
 	put(c, v)
+	c.mu.Unlock()
+	return v
+}
+
+// memoLimit bounds how many values Memo keeps between two writes, so paging
+// through a large world does not keep an answer for every record.
+const memoLimit = 20000
+
+// Memo returns compute's value for key, kept until the next write: what the
+// HTTP layer derives from the state alone (a record's encoded view) is then
+// computed once between writes. key must name everything the value depends
+// on besides the state. Past memoLimit values, or within a write, it
+// computes afresh.
+func (d *Data) Memo(key any, compute func() any) any {
+	if !d.cached {
+		return compute()
+	}
+	c := &d.cache
+	c.mu.Lock()
+	v, ok := c.memo[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if c.memo == nil {
+		c.memo = map[any]any{}
+	}
+	if len(c.memo) < memoLimit {
+		c.memo[key] = v
+	}
 	c.mu.Unlock()
 	return v
 }
