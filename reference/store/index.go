@@ -68,7 +68,7 @@ func cachedValue[V any](d *Data, get func(*readCache) (V, bool), put func(*readC
 
 // memoLimit bounds how many values Memo keeps between two writes, so paging
 // through a large world does not keep an answer for every record.
-const memoLimit = 20000
+const memoLimit = 5000
 
 // Memo returns compute's value for key, kept until the next write: what the
 // HTTP layer derives from the state alone (a record's encoded view) is then
@@ -303,11 +303,14 @@ func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(
 // SearchUsers returns, in id order, the users GET /users?search=q finds: q
 // (lower-cased by the caller) within the lower-cased name or username, or
 // equal to the public email ignoring case, or with withEmail to the email.
-// It follows the platform's User.search, which matches name and username by
-// a case-insensitive pattern and emails exactly (gitlabhq/gitlabhq
-// app/models/user.rb search, search_by_name_or_username, with_public_email
-// @1f75a144), as the reference read it before the index: whole-query
-// substring rather than the platform's word-by-word fuzzy match.
+// It follows the platform's User.search (gitlabhq/gitlabhq app/models/user.rb:
+// search lower-cases the query, then ORs with_public_email, or for
+// administrators with_primary_or_secondary_email, with
+// search_by_name_or_username, a case-insensitive ILIKE pattern on name and
+// username; read in the stored copy of the current file, whose commit the
+// search tool does not give; @00124398 matched the primary email instead),
+// as the reference answered before the index: the whole query as one
+// substring rather than the platform's word-by-word fuzzy_arel_match.
 //
 // A query of three bytes or more reads the trigram lists of its bytes and
 // checks only the users on the shortest of them; a shorter one reads the
