@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,9 @@ var (
 // users (a group's projects: 1,000 and 10,000), side by side in one run.
 // Each op sends the request once to every world in turn (A B C A B C …), so
 // the machine's drift falls on all sizes alike; what to read are the
-// x<size> metrics, the cost at that size as a ratio to the smallest, and the
-// ns/req@<size> figures they come from. Worlds are built once (100,000 users
+// cpu-x<size> metrics, the CPU a request costs at that size as a ratio to the
+// smallest (x<size>: the same in wall time, which a loaded machine's
+// preemptions stretch unevenly), and the per-request figures they come from. Worlds are built once (100,000 users
 // take a few seconds).
 func BenchmarkListGrowth(b *testing.B) {
 	users := make([]*reference.Instance, len(growthUsers))
@@ -94,19 +96,35 @@ func growth(b *testing.B, insts []*reference.Instance, targets []string, sizes [
 			b.Fatalf("%s: %d %.200s", t, w.Code, w.Body.String())
 		}
 	}
+	// The handler runs on this goroutine: locked to its thread, the
+	// thread's CPU clock counts each request's CPU alone, which a loaded
+	// machine's preemptions (they stretch wall time unevenly) leave out.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, haveCPU := threadCPU()
+	cpu := make([]time.Duration, len(insts))
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, inst := range insts {
 			w := httptest.NewRecorder()
+			c0, _ := threadCPU()
 			t0 := time.Now()
 			inst.Server.ServeHTTP(w, reqs[i])
 			spent[i] += time.Since(t0)
+			c1, _ := threadCPU()
+			cpu[i] += c1 - c0
 		}
 	}
 	for i, n := range sizes {
 		b.ReportMetric(float64(spent[i].Nanoseconds())/float64(b.N), fmt.Sprintf("ns/req@%d", n))
+		if haveCPU {
+			b.ReportMetric(float64(cpu[i].Nanoseconds())/float64(b.N), fmt.Sprintf("cpu-ns/req@%d", n))
+		}
 		if i > 0 {
 			b.ReportMetric(float64(spent[i])/float64(spent[0]), fmt.Sprintf("x%d", n))
+			if haveCPU {
+				b.ReportMetric(float64(cpu[i])/float64(cpu[0]), fmt.Sprintf("cpu-x%d", n))
+			}
 		}
 	}
 }
