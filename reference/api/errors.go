@@ -1,11 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/v4cert/v4cert/reference/params"
 	"github.com/v4cert/v4cert/reference/store"
@@ -147,14 +149,52 @@ func writeError(w http.ResponseWriter, e *Error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			bodyPool.Put(buf)
+		}
+	}()
+	if err := encodeJSON(buf, v); err != nil {
 		status = http.StatusInternalServerError
-		body = []byte(`{"message":"500 Internal Server Error"}`)
+		buf.Reset()
+		buf.WriteString(`{"message":"500 Internal Server Error"}`)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(body)
+	w.Write(buf.Bytes()) // one write per answer
+}
+
+// bodyPool holds the buffers answers are encoded into (issue 21): a page of
+// administrator views is tens of kilobytes, which json.Marshal allocated
+// afresh for every answer. Buffers grown past maxPooledBody (a large
+// export) are left to the collector.
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 1 << 20
+
+// encodeJSON appends v's encoding to buf, byte for byte what json.Marshal
+// gives. A page of views already encoded (json.RawMessage items, from
+// Data.Memo) is joined as it is: encoding/json would scan every item again.
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	if items, ok := v.([]json.RawMessage); ok && items != nil {
+		buf.WriteByte('[')
+		for i, it := range items {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(it)
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	enc := json.NewEncoder(buf) // escapes HTML as json.Marshal does
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode ends with a newline Marshal does not write
+	return nil
 }

@@ -487,37 +487,93 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		candidates := d.GroupProjects(g, o.IncludeSubgroups)
-		if o.WithShared {
-			for _, p := range d.SharedProjects(g) {
-				if !slices.Contains(candidates, p) {
-					candidates = append(candidates, p)
+		render := groupProjectRender(c.view(d), o)
+		match := func(p *store.Project) bool { return o.match(d, c.Caller, p) }
+		if o.OrderBy == "similarity" {
+			// Similarity scores every match against the search: gathered first.
+			var items []*store.Project
+			for _, p := range groupProjectCandidates(d, g, o) {
+				if match(p) {
+					items = append(items, p)
 				}
 			}
+			sortGroupProjects(items, o)
+			return Paginate(c, items, nil, render)
 		}
-		var items []*store.Project
+		// The group's own projects in the order asked for, from the store's
+		// ordering; the projects shared into it (few, read from the links)
+		// merged in when there are any (issue 21).
+		sorted := d.GroupProjectsOrdered(g, o.IncludeSubgroups, o.OrderBy)
+		if o.WithShared {
+			if shared := d.SharedProjects(g); len(shared) > 0 {
+				merged := slices.Clone(sorted)
+				for _, p := range shared {
+					pg := d.ProjectGroup(p)
+					if pg == nil || !(pg.ID == g.ID || o.IncludeSubgroups && d.IsAncestor(g, pg)) {
+						merged = append(merged, p)
+					}
+				}
+				sortProjects(merged, o.OrderBy, "asc")
+				sorted = merged
+			}
+		}
+		if o.unfiltered(c.Caller) {
+			match = nil
+		}
+		return PaginateWalk(c, len(sorted), orderedAt(sorted, o.Sort != "asc"), match, nil, render)
+	})
+}
+
+// groupProjectCandidates are the projects GET /groups/:id/projects chooses
+// from: the group's own (with subgroups, theirs too), then with with_shared
+// those shared into it, in that order.
+func groupProjectCandidates(d *store.Data, g *store.Group, o ListGroupProjectsOptions) []*store.Project {
+	candidates := d.GroupProjects(g, o.IncludeSubgroups)
+	if o.WithShared {
+		own := make(map[*store.Project]bool, len(candidates))
 		for _, p := range candidates {
-			if o.match(d, c.Caller, p) {
-				items = append(items, p)
+			own[p] = true
+		}
+		for _, p := range d.SharedProjects(g) {
+			if !own[p] {
+				candidates = append(candidates, p)
 			}
 		}
-		sortGroupProjects(items, o)
-		v := c.view(d)
-		return Paginate(c, items, nil, func(p *store.Project) any {
-			var ca []map[string]string
-			if o.WithCustomAttributes {
-				ca = customAttributes(p.CustomAttributes)
-			}
-			if o.Simple {
-				out := v.projectSimple(p)
-				out.CustomAttributes = ca
-				return out
-			}
-			out := v.project(p)
+	}
+	return candidates
+}
+
+// unfiltered reports whether match keeps every project for caller: an
+// administrator (who sees every project) with no filter.
+func (o ListGroupProjectsOptions) unfiltered(u *store.User) bool {
+	if u == nil || !u.Admin || o.Owned || o.MinAccessLevel != nil || o.Archived != nil || o.Visibility != nil ||
+		o.Search != nil && *o.Search != "" || o.Starred || o.WithIssuesEnabled || o.WithMergeRequestsEnabled || o.WithSecurityReports {
+		return false
+	}
+	for _, t := range o.Topics {
+		if strings.TrimSpace(t) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// groupProjectRender renders one project of GET /groups/:id/projects.
+func groupProjectRender(v *view, o ListGroupProjectsOptions) func(p *store.Project) any {
+	return func(p *store.Project) any {
+		var ca []map[string]string
+		if o.WithCustomAttributes {
+			ca = customAttributes(p.CustomAttributes)
+		}
+		if o.Simple {
+			out := v.projectSimple(p)
 			out.CustomAttributes = ca
 			return out
-		})
-	})
+		}
+		out := v.project(p)
+		out.CustomAttributes = ca
+		return out
+	}
 }
 
 // starProject implements the platform's POST /projects/:id/star (provisioning

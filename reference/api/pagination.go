@@ -115,6 +115,68 @@ func PaginateWindow[R any](c *Ctx, total int, load func(start, end int) ([]R, er
 	return offsetPage(c, total, load)
 }
 
+// PaginateWalk pages a list that is read in its order rather than gathered
+// first (issue 21): n items, at(i) the i-th in the order asked for, match the
+// filters (nil: none). Without filters an offset page reads only its window
+// and X-Total is n. With filters the walk stops once it has passed the
+// page's end and counted past the 10,000 records above which no total is
+// given (Limits), so a page costs at most what 10,000 matches cost, however
+// large the world. A keyset page seeks its cursor in ks's orderings.
+func PaginateWalk[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, ks *Keyset[T], render func(T) R) (*Page, error) {
+	keyset, err := c.keysetAsked()
+	if err != nil {
+		return nil, err
+	}
+	if keyset {
+		if ks == nil {
+			return nil, keysetUnsupported()
+		}
+		return keysetPage(c, ks, render)
+	}
+	if match == nil {
+		return offsetPage(c, n, func(start, end int) ([]R, error) {
+			out := make([]R, 0, end-start)
+			for i := start; i < end; i++ {
+				out = append(out, render(at(i)))
+			}
+			return out, nil
+		})
+	}
+	// The window over at most n matches, as offsetWindow computes it.
+	_, per, start, _, err := c.offsetWindow(n)
+	if err != nil {
+		return nil, err
+	}
+	if page := c.In().IntOr("page", 1); page-1 > n/per {
+		start = n + 1 // past every match: nothing to gather
+	}
+	end := start + per
+	var window []T
+	count := 0
+	for i := 0; i < n; i++ {
+		it := at(i)
+		if !match(it) {
+			continue
+		}
+		if count >= start && count < end {
+			window = append(window, it)
+		}
+		count++
+		if count > end && count > countLimit {
+			// A next page exists and the total is not given: offsetPage
+			// computes the same window from this lower bound.
+			break
+		}
+	}
+	return offsetPage(c, count, func(s, e int) ([]R, error) {
+		out := make([]R, 0, e-s)
+		for _, it := range window[:e-s] {
+			out = append(out, render(it))
+		}
+		return out, nil
+	})
+}
+
 // keysetAsked reads pagination: offset (the default) or keyset.
 func (c *Ctx) keysetAsked() (bool, error) {
 	if !c.P.Has("pagination") {

@@ -3,7 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/v4cert/v4cert/reference/access"
@@ -94,53 +94,61 @@ func (s *Server) listProjects(c *Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
+	var q string
+	if search != nil {
+		q = strings.ToLower(*search)
+	}
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
-		var items []*store.Project
-		for _, p := range d.Projects() {
+		match := func(p *store.Project) bool {
 			if !d.CanSeeProject(c.Caller, p) {
-				continue
+				return false
 			}
-			if search != nil && !strings.Contains(strings.ToLower(p.Name+" "+p.Path+" "+p.Description), strings.ToLower(*search)) {
-				continue
+			if search != nil && !strings.Contains(strings.ToLower(p.Name+" "+p.Path+" "+p.Description), q) {
+				return false
 			}
 			if vis != nil && p.Visibility != *vis {
-				continue
+				return false
 			}
 			if (owned || membership) && c.Caller == nil {
-				continue
+				return false
 			}
 			if owned && !(d.Namespace(p.NamespaceID) != nil && d.Namespace(p.NamespaceID).User != nil && d.Namespace(p.NamespaceID).User.ID == c.Caller.ID) {
-				continue
+				return false
 			}
 			if membership && d.ProjectAccess(c.Caller, p) < access.Guest {
-				continue
+				return false
 			}
-			all := true
 			for _, t := range topics {
 				if !p.HasTopic(strings.TrimSpace(t)) {
-					all = false
+					return false
 				}
 			}
-			if !all {
-				continue
-			}
-			items = append(items, p)
+			return true
 		}
-		// Keyset pages (Limits 4: projects, order_by=id) walk the same filtered
-		// projects by id (sortProjects has no "id" field: its tie-break is the id).
-		byID := func() []*store.Project {
-			ps := append([]*store.Project(nil), items...)
-			sortProjects(ps, "id", "asc")
-			return ps
+		// An administrator sees every project: with no filter either, a page
+		// is read straight from the store's ordering (issue 21).
+		if c.Admin() && search == nil && vis == nil && !owned && !membership && len(topics) == 0 {
+			match = nil
 		}
-		ks := &Keyset[*store.Project]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc",
+		// Keyset pages (Limits 4: projects, order_by=id) walk the projects by id.
+		ks := &Keyset[*store.Project]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
 			Orders: map[string]KeysetOrder[*store.Project]{
-				"id": {Sorted: byID, Key: func(p *store.Project) Cursor { return Cursor{ID: p.ID} }},
+				"id": {Sorted: d.Projects, Key: func(p *store.Project) Cursor { return Cursor{ID: p.ID} }},
 			}}
-		sortProjects(items, deref(orderBy, "created_at"), deref(sortDir, "desc"))
+		sorted := d.ProjectsOrdered(deref(orderBy, "created_at"))
+		at := orderedAt(sorted, deref(sortDir, "desc") != "asc")
 		v := c.view(d)
-		return Paginate(c, items, ks, func(p *store.Project) any { return v.project(p) })
+		return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.project(p) })
 	})
+}
+
+// orderedAt reads an ascending ordering forwards, or backwards when desc:
+// the descending orders are the exact reverse, ties by id included.
+func orderedAt[T any](sorted []T, desc bool) func(int) T {
+	if desc {
+		return func(i int) T { return sorted[len(sorted)-1-i] }
+	}
+	return func(i int) T { return sorted[i] }
 }
 
 func deref(s *string, def string) string {
@@ -150,34 +158,14 @@ func deref(s *string, def string) string {
 	return *s
 }
 
-// sortProjects orders projects by field, ties broken by id in the same direction.
+// sortProjects orders projects by field, ties broken by id in the same
+// direction (store.ProjectOrder, descending its reverse).
 func sortProjects(ps []*store.Project, field, dir string) {
-	less := func(a, b *store.Project) int {
-		var c int
-		switch field {
-		case "name":
-			c = strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
-		case "path":
-			c = strings.Compare(strings.ToLower(a.Path), strings.ToLower(b.Path))
-		case "created_at":
-			c = a.CreatedAt.Compare(b.CreatedAt)
-		case "updated_at":
-			c = a.UpdatedAt.Compare(b.UpdatedAt)
-		case "last_activity_at":
-			c = a.LastActivityAt.Compare(b.LastActivityAt)
-		case "star_count":
-			c = a.StarCount - b.StarCount
-		}
-		if c == 0 {
-			c = a.ID - b.ID
-		}
-		return c
-	}
-	sort.SliceStable(ps, func(i, j int) bool {
+	slices.SortStableFunc(ps, func(a, b *store.Project) int {
 		if dir == "asc" {
-			return less(ps[i], ps[j]) < 0
+			return store.ProjectOrder(a, b, field)
 		}
-		return less(ps[i], ps[j]) > 0
+		return store.ProjectOrder(b, a, field)
 	})
 }
 

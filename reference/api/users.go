@@ -1,9 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -66,18 +66,12 @@ func (c *Ctx) readListUsersOptions() (ListUsersOptions, error) {
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
-func (o ListUsersOptions) match(d *store.Data, u *store.User, admin bool) bool {
+func (o ListUsersOptions) match(d *store.Data, u *store.User) bool {
 	if o.Username != nil && !strings.EqualFold(u.Username, *o.Username) {
 		return false
 	}
-	if o.Search != nil && *o.Search != "" {
-		q := strings.ToLower(*o.Search)
-		hit := strings.Contains(strings.ToLower(u.Name), q) || strings.Contains(strings.ToLower(u.Username), q) ||
-			(u.PublicEmail != "" && strings.EqualFold(u.PublicEmail, q)) || (admin && strings.EqualFold(u.Email, q))
-		if !hit {
-			return false
-		}
-	}
+	// search is answered by the store's index (Data.SearchUsers) before any
+	// user is matched.
 	// Rule users.list.4: active=false and blocked=false are unsupported and filter nothing.
 	if isTrue(o.Active) && !u.Active() || isTrue(o.Blocked) && u.State != "blocked" {
 		return false
@@ -133,6 +127,16 @@ func (o ListUsersOptions) match(d *store.Data, u *store.User, admin bool) bool {
 	return true
 }
 
+// filters reports whether any option narrows the list (search aside, which
+// the index answers): without one a page is read straight from an ordering.
+func (o ListUsersOptions) filters() bool {
+	return o.Username != nil || isTrue(o.Active) || isTrue(o.Blocked) || isTrue(o.ExcludeActive) ||
+		isTrue(o.External) || isTrue(o.ExcludeExternal) || isTrue(o.Humans) || isTrue(o.ExcludeHumans) ||
+		isTrue(o.WithoutProjectBots) || isTrue(o.ExcludeInternal) || o.CreatedAfter != nil || o.CreatedBefore != nil ||
+		o.ExternUID != nil || o.Provider != nil || o.TwoFactor != nil || isTrue(o.Admins) || isTrue(o.Auditors) ||
+		isTrue(o.WithoutProjects) || o.SAMLProviderID != nil || isTrue(o.SkipLDAP) || len(o.CustomAttributes) > 0
+}
+
 func userCursor(field string) func(*store.User) Cursor {
 	return func(u *store.User) Cursor {
 		switch field {
@@ -145,6 +149,23 @@ func userCursor(field string) func(*store.User) Cursor {
 	}
 }
 
+// userViewKey names one user's encoded view in a list of GET /users: the
+// administrator view or the reference, whose URLs start with base.
+type userViewKey struct {
+	id    int
+	admin bool
+	base  string
+}
+
+// encoded is v as json.Marshal encodes it; the views it is given always encode.
+func encoded(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a view of plain fields: cannot fail
+	}
+	return b
+}
+
 // listUsers implements GET /users (rules users.list.*).
 func (s *Server) listUsers(c *Ctx) error {
 	o, err := c.readListUsersOptions()
@@ -154,21 +175,24 @@ func (s *Server) listUsers(c *Ctx) error {
 	admin := c.Admin()
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		v := c.view(d)
-		render := func(u *store.User) any {
-			if !admin {
-				return v.userRef(u)
-			}
-			a := v.userAdmin(u)
-			if o.WithCustomAttributes {
+		// Each user's view is encoded once between writes (Data.Memo); the
+		// page joins the encodings.
+		render := func(u *store.User) json.RawMessage {
+			if admin && o.WithCustomAttributes {
+				a := v.userAdmin(u)
 				a.CustomAttributes = customAttributes(u.CustomAttributes)
+				return encoded(a)
 			}
-			return a
+			return d.Memo(userViewKey{u.ID, admin, c.base}, func() any {
+				if !admin {
+					return encoded(v.userRef(u))
+				}
+				return encoded(v.userAdmin(u))
+			}).(json.RawMessage)
 		}
-		match := func(u *store.User) bool { return o.match(d, u, admin) }
-		ks := &Keyset[*store.User]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
-			Orders: map[string]KeysetOrder[*store.User]{}}
-		for _, f := range []string{"id", "name", "username"} {
-			ks.Orders[f] = KeysetOrder[*store.User]{Sorted: func() []*store.User { return d.UsersOrdered(f) }, Key: userCursor(f)}
+		var match func(*store.User) bool
+		if o.filters() {
+			match = func(u *store.User) bool { return o.match(d, u) }
 		}
 		orderBy, desc := "id", true
 		if o.OrderBy != nil {
@@ -177,18 +201,40 @@ func (s *Server) listUsers(c *Ctx) error {
 		if o.Sort != nil {
 			desc = *o.Sort == "desc"
 		}
-		sorted := d.UsersOrdered(orderBy)
-		items := make([]*store.User, 0, len(sorted))
-		for i := range sorted {
-			u := sorted[i]
-			if desc {
-				u = sorted[len(sorted)-1-i]
-			}
-			if match(u) {
-				items = append(items, u)
+		// ordered gives the users ascending by a field: all of them from the
+		// store's orderings, or the few that search or username name, read
+		// from the store's index and sorted here.
+		ordered := func(f string) []*store.User { return d.UsersOrdered(f) }
+		var found []*store.User
+		switch {
+		case o.Search != nil && *o.Search != "":
+			found = d.SearchUsers(strings.ToLower(*o.Search), admin)
+		case o.Username != nil:
+			found = d.UsersByUsernameFold(*o.Username)
+		}
+		if found != nil {
+			byField := map[string][]*store.User{}
+			ordered = func(f string) []*store.User {
+				if l, ok := byField[f]; ok {
+					return l
+				}
+				l := slices.Clone(found)
+				slices.SortStableFunc(l, func(a, b *store.User) int { return store.CompareUsers(a, b, f) })
+				byField[f] = l
+				return l
 			}
 		}
-		return Paginate(c, items, ks, render)
+		ks := &Keyset[*store.User]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
+			Orders: map[string]KeysetOrder[*store.User]{}}
+		for _, f := range []string{"id", "name", "username"} {
+			ks.Orders[f] = KeysetOrder[*store.User]{Sorted: func() []*store.User { return ordered(f) }, Key: userCursor(f)}
+		}
+		sorted := ordered(orderBy)
+		at := func(i int) *store.User { return sorted[i] }
+		if desc {
+			at = func(i int) *store.User { return sorted[len(sorted)-1-i] }
+		}
+		return PaginateWalk(c, len(sorted), at, match, ks, render)
 	})
 }
 
@@ -437,5 +483,3 @@ func (s *Server) setUserCustomAttribute(c *Ctx) error {
 	}
 	return c.JSON(http.StatusOK, map[string]string{"key": key, "value": value})
 }
-
-var _ = strconv.Itoa

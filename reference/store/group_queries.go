@@ -1,38 +1,50 @@
 package store
 
 import (
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
 // GroupProjects returns the projects that live in g, and with subgroups also
-// those of every group below it, in id order.
+// those of every group below it, in id order: read from the projects kept by
+// namespace, never from every project (issue 21). The slice is the caller's.
 func (d *Data) GroupProjects(g *Group, subgroups bool) []*Project {
+	byNS := d.nsIndex()
+	if !subgroups {
+		return slices.Clone(byNS[g.ID])
+	}
 	var out []*Project
-	for _, p := range d.Projects() {
-		pg := d.groups[p.NamespaceID]
-		if pg == nil {
-			continue
-		}
-		if pg.ID == g.ID || subgroups && d.IsAncestor(g, pg) {
-			out = append(out, p)
+	for _, sg := range d.groups {
+		if sg.ID == g.ID || d.IsAncestor(g, sg) {
+			out = append(out, byNS[sg.ID]...)
 		}
 	}
+	sortByID(out, func(p *Project) int { return p.ID })
 	return out
 }
 
 // SharedProjects returns the projects shared into g with POST
-// /projects/:id/share (live links only), in id order.
+// /projects/:id/share (live links only), in id order. It reads each link
+// once, and the clock once.
 func (d *Data) SharedProjects(g *Group) []*Project {
 	var out []*Project
-	for _, p := range d.Projects() {
-		for _, l := range d.LinksOf(SourceProject, p.ID) {
-			if l.GroupID == g.ID {
-				out = append(out, p)
-				break
-			}
+	now := d.Now()
+	seen := map[int]bool{}
+	for _, l := range d.links {
+		if l.SourceType != SourceProject || l.GroupID != g.ID || seen[l.SourceID] {
+			continue
+		}
+		if l.ExpiresAt != nil && !now.Before(l.ExpiresAt.Add(24*time.Hour)) {
+			continue
+		}
+		if p := d.projects[l.SourceID]; p != nil {
+			seen[p.ID] = true
+			out = append(out, p)
 		}
 	}
+	sortByID(out, func(p *Project) int { return p.ID })
 	return out
 }
 

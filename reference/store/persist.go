@@ -69,6 +69,7 @@ func Open(clock Clock, db Backend) (st *Store, restored bool, err error) {
 	}
 	d.rebuildDerived()
 	d.dirty = map[record]struct{}{}
+	d.cached = true
 	return &Store{d: d, db: db}, restored, nil
 }
 
@@ -97,6 +98,7 @@ func (s *Store) Reset(seed func(d *Data) error) error {
 		}
 		d.dirty = map[record]struct{}{}
 	}
+	d.cached = true
 	s.d = d
 	return nil
 }

@@ -287,16 +287,6 @@ func (d *Data) ProjectByPath(full string) *Project {
 	return nil
 }
 
-// Projects returns every project in id order.
-func (d *Data) Projects() []*Project {
-	out := make([]*Project, 0, len(d.projects))
-	for _, p := range d.projects {
-		out = append(out, p)
-	}
-	sortByID(out, func(p *Project) int { return p.ID })
-	return out
-}
-
 // ProjectFullPath is namespace/path.
 func (d *Data) ProjectFullPath(p *Project) string {
 	ns := d.Namespace(p.NamespaceID)

@@ -63,7 +63,9 @@ type Store struct {
 
 // New returns an empty store using clock.
 func New(clock Clock) *Store {
-	return &Store{d: newData(clock)}
+	d := newData(clock)
+	d.cached = true
+	return &Store{d: d}
 }
 
 // Read runs fn with shared access.
@@ -80,9 +82,11 @@ func (s *Store) Read(fn func(d *Data) error) error {
 func (s *Store) Write(fn func(d *Data) error) error {
 	s.writes.Add(1)
 	s.mu.Lock()
+	s.d.cached = false
 	err := fn(s.d)
-	// Any write may have renamed, blocked or touched a user.
-	s.d.usersCache.drop()
+	// Any write may have renamed, blocked or touched anything a list derives.
+	s.d.cache.drop()
+	s.d.cached = true
 	if s.db == nil {
 		s.mu.Unlock()
 		return err
@@ -137,14 +141,15 @@ type Data struct {
 	tokens      map[string]*Token
 	jobTokens   map[string]*JobToken
 
-	groups     map[int]*Group
-	userNS     map[int]*UserNamespace // namespace id -> personal namespace
-	projects   map[int]*Project
-	members    map[memberKey]*Member
-	links      []*Link
-	requests   map[memberKey]*AccessRequest
-	topics     map[int]*Topic
-	usersCache orderCache // orderings of users, dropped on every write
+	groups   map[int]*Group
+	userNS   map[int]*UserNamespace // namespace id -> personal namespace
+	projects map[int]*Project
+	members  map[memberKey]*Member
+	links    []*Link
+	requests map[memberKey]*AccessRequest
+	topics   map[int]*Topic
+	cache    readCache // what lists derive between writes (index.go)
+	cached   bool      // cache may be used: set by the Store outside its writes
 
 	commitComments map[int][]*CommitComment // by project
 	remoteMirrors  map[int][]*RemoteMirror  // by project, ascending id

@@ -68,7 +68,8 @@ var derivedFields = map[string]string{
 	"users":       "userByID in id order",
 	"userByName":  "index of userByID by lower-cased username",
 	"userByEmail": "index of userByID by lower-cased email",
-	"usersCache":  "orderings of users, dropped on every write",
+	"cache":       "what lists derive between writes (index.go), dropped on every write",
+	"cached":      "whether cache may be used: the Store clears it for its writes",
 	"dirty":       "the records the write in progress touched",
 	"projectMRs":  "mergeRequests by project in iid order",
 	"allMRs":      "mergeRequests in id order",
@@ -161,7 +162,7 @@ func (d *Data) rebuildDerived() {
 		d.userByEmail[strings.ToLower(u.Email)] = u
 	}
 	sortByID(d.users, func(u *User) int { return u.ID })
-	d.usersCache.drop()
+	d.cache.drop()
 	d.projectMRs, d.allMRs = nil, nil
 	if len(d.mergeRequests) > 0 {
 		d.projectMRs = map[int][]*MergeRequest{}

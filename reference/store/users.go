@@ -3,11 +3,9 @@ package store
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
 
 	"golang.org/x/crypto/bcrypt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 )
@@ -193,7 +191,7 @@ func (d *Data) CreateUser(n NewUser) (*User, error) {
 	d.userByID[u.ID] = u
 	d.userByName[strings.ToLower(u.Username)] = u
 	d.userByEmail[strings.ToLower(u.Email)] = u
-	d.usersCache.drop()
+	d.cache.drop()
 	return u, nil
 }
 
@@ -211,50 +209,6 @@ func (d *Data) UserByUsername(username string) *User {
 
 // UserCount is the number of users.
 func (d *Data) UserCount() int { return len(d.users) }
-
-// UsersOrdered returns every user ordered by field (id, name, username,
-// created_at, updated_at) ascending with id as the tie-breaker. Orderings are
-// cached until the next write so a keyset page costs the same at any depth.
-// Readers hold only the store's shared lock, so the cache has a lock of its
-// own: two lists ordered by name at once must not both write its map.
-func (d *Data) UsersOrdered(field string) []*User {
-	if field == "id" || field == "" {
-		return d.users
-	}
-	return d.usersCache.get(field, func() []*User {
-		out := append([]*User(nil), d.users...)
-		sort.SliceStable(out, func(i, j int) bool { return CompareUsers(out[i], out[j], field) < 0 })
-		return out
-	})
-}
-
-// orderCache keeps orderings of the users by field between writes.
-type orderCache struct {
-	mu      sync.Mutex
-	byField map[string][]*User
-}
-
-// get returns the ordering by field, computing it once.
-func (c *orderCache) get(field string, compute func() []*User) []*User {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if o, ok := c.byField[field]; ok {
-		return o
-	}
-	if c.byField == nil {
-		c.byField = map[string][]*User{}
-	}
-	o := compute()
-	c.byField[field] = o
-	return o
-}
-
-// drop forgets every ordering (a write may have changed any user's fields).
-func (c *orderCache) drop() {
-	c.mu.Lock()
-	c.byField = nil
-	c.mu.Unlock()
-}
 
 // CompareUsers orders two users by field, then by id.
 func CompareUsers(a, b *User, field string) int {
@@ -286,7 +240,7 @@ func (d *Data) SetUserState(u *User, state string) {
 	d.Touch(u)
 	u.State = state
 	u.UpdatedAt = d.Now()
-	d.usersCache.drop()
+	d.cache.drop()
 }
 
 // DeleteUser removes a user, their tokens, memberships, requests and personal projects.
@@ -327,7 +281,7 @@ func (d *Data) DeleteUser(u *User) {
 			break
 		}
 	}
-	d.usersCache.drop()
+	d.cache.drop()
 }
 
 // CreateToken issues a personal access token. An empty secret draws a random one.
@@ -399,16 +353,6 @@ func NewSecret(prefix string) string {
 		panic(err) // the system's random source failing is not recoverable
 	}
 	return prefix + hex.EncodeToString(b[:])
-}
-
-// HasProjectMembership reports whether u is a direct member of any project.
-func (d *Data) HasProjectMembership(u *User) bool {
-	for k := range d.members {
-		if k.User == u.ID && k.Type == SourceProject {
-			return true
-		}
-	}
-	return false
 }
 
 // JobToken is the credential of one running CI job: it acts as the user who
