@@ -106,7 +106,9 @@ var routes = []routeRow{
 
 	// issues (specs/issues.yaml)
 	{"issues.create", (*Server).createIssue},                    // signed in, can see the project
+	{"issues.project_list", (*Server).listIssues},               // public (the issues the caller may read)
 	{"issues.get", (*Server).getIssue},                          // public (who can see the issue)
+	{"issues.update", (*Server).updateIssue},                    // the author, an assignee, Reporter+
 	{"issues.notes_create", createNoteOn(store.AwardableIssue)}, // signed in, can see the issue
 
 	// jobs (specs/jobs.yaml)
