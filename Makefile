@@ -14,7 +14,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 # Worker counts BenchmarkCertifyLatency certifies with over a 50 ms round trip ("1" alone takes about half an hour).
 CERTIFY_PROCS ?= 4 8 16
 
-.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform clients-glab
+.PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform clients-glab clients-renovate clients-renovate-if-node clients-semantic-release clients-semantic-release-if-node
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -29,7 +29,7 @@ build: ## build bin/v4cert
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit race corpus clients-js-if-node clients-python-if-available suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
+test: vet unit race corpus clients-js-if-node clients-python-if-available clients-renovate-if-node clients-semantic-release-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -71,6 +71,30 @@ NODE20 := node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 :
 clients-js-if-node:
 	@if $(NODE20); then $(MAKE) --no-print-directory clients-js; \
 	else echo "clients-js: SKIPPED, Node 20+ and npm are not on PATH (install them and run make clients-js)"; fi
+
+# The tools people point at the platform, unchanged (docs/tools-npm.md):
+# Renovate (with a loopback npm registry) and semantic-release with its
+# gitlab plugin, each pinned in its package.json and package-lock.json under
+# reference/clients. The install is skipped while node_modules is newer than
+# the lockfile (Renovate's tree is large); optional dependencies are left
+# out (Renovate's RE2 and SQLite are native modules it can do without).
+NPMTOOLS_CI = [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --omit=optional --loglevel=error
+
+clients-renovate: build ## Renovate (npm renovate, platform gitlab) against `v4cert serve`: onboarding, merge requests, automerge, the Dependency Dashboard; needs Node 20.15+ and npm
+	@$(NODE20) || { echo "clients-renovate: needs Node 20 or later and npm on PATH"; exit 1; }
+	cd reference/clients/renovate && $(NPMTOOLS_CI) && V4CERT_BIN=$(abspath $(BIN)) node --test --test-reporter=spec
+
+clients-renovate-if-node:
+	@if $(NODE20); then $(MAKE) --no-print-directory clients-renovate; \
+	else echo "clients-renovate: SKIPPED, Node 20+ and npm are not on PATH (install them and run make clients-renovate)"; fi
+
+clients-semantic-release: build ## semantic-release with @semantic-release/gitlab against `v4cert serve`: verify, dry run, tag push, the fail issue; needs Node 20.8+ and npm
+	@$(NODE20) || { echo "clients-semantic-release: needs Node 20 or later and npm on PATH"; exit 1; }
+	cd reference/clients/semantic-release && $(NPMTOOLS_CI) && V4CERT_BIN=$(abspath $(BIN)) node --test --test-reporter=spec
+
+clients-semantic-release-if-node:
+	@if $(NODE20); then $(MAKE) --no-print-directory clients-semantic-release; \
+	else echo "clients-semantic-release: SKIPPED, Node 20+ and npm are not on PATH (install them and run make clients-semantic-release)"; fi
 
 # python-gitlab as Debian packages it: the library (python3-gitlab) and its CLI
 # (gitlab-cli, /usr/bin/python-gitlab), for the system's Python 3. Debian's

@@ -55,6 +55,7 @@ var freshStamps = map[string][]string{
 	"integrations.set":                      {"updated_at"},
 	"issues.create":                         {"created_at", "updated_at"},
 	"issues.notes_create":                   {"created_at", "updated_at"},
+	"issues.update":                         {"updated_at"},
 	"jobs.pipeline":                         {"created_at", "updated_at"},
 	"jobs.retry":                            {"created_at"},
 	"members.group.create":                  {"created_at"},

@@ -1340,3 +1340,75 @@ var _ = register(map[string]*listFixture{
 	"bulk_imports.entities":     bulkFixture("bulk_imports.entities.1", "bulk_imports.entities.1", "bulk_imports.entities.1", "finishedOfMany"),
 	"bulk_imports.failures":     {World: bulkImportsWorld, Pagination: "bulk_imports.failures.4"},
 })
+
+// Issues: twenty-one issues of one project, titled against their creation
+// order; every third labelled bug and assigned, every fourth by another
+// member, the first five closed.
+var issuesWorld = &worldBuilder{Name: "issues", Build: func(ctx SpecContext) map[string]*listWorld {
+	p := NewProject(ctx, api)
+	u := NewUser(ctx)
+	AddProjectMember(ctx, p, u, DeveloperLevel)
+	var bug, byOther, closed []string
+	for i := range listItems {
+		fields := map[string]any{"title": fmt.Sprintf("issue %c", 'z'-i)}
+		by := api
+		if i%3 == 0 {
+			fields["labels"], fields["assignee_ids"] = "bug", []int{u.ID}
+		}
+		if i%4 == 0 {
+			by = u.Client
+		}
+		r := by.Post(ctx, issuesPath(p), Body(fields))
+		Expect(r).To(HaveStatus(http.StatusCreated), "creating a fixture issue")
+		id := itoa(int(r.Get("id").Int()))
+		if i%3 == 0 {
+			bug = append(bug, id)
+		}
+		if i%4 == 0 {
+			byOther = append(byOther, id)
+		}
+		if i < 5 {
+			Expect(api.Put(ctx, fmt.Sprintf("%s/%d", issuesPath(p), r.Get("iid").Int()), Body(map[string]any{"state_event": "close"}))).To(HaveStatus(http.StatusOK))
+			closed = append(closed, id)
+		}
+	}
+	return map[string]*listWorld{"issues.project_list": {By: api, As: map[string]*Client{"u": u.Client}, Path: issuesPath(p), Items: listItems,
+		Vals: map[string]string{"u": itoa(u.ID), "username": u.Username},
+		Sets: map[string][]string{"bug": bug, "other": byOther, "closed": closed}}}
+}}
+
+var _ = register(map[string]*listFixture{
+	"issues.project_list": {World: issuesWorld, Pagination: "issues.list.1",
+		Defaults: map[string]defaultRow{
+			"state":               {Rule: "issues.list.1", Other: "opened"},
+			"order_by":            {Rule: "issues.list.1", Other: "title"},
+			"sort":                {Rule: "issues.list.1", Other: "asc"},
+			"with_labels_details": {Rule: "issues.list.2", Fields: []string{"labels"}},
+		},
+		Filters: map[string]filterRow{
+			"labels":          {Rule: "issues.list.2", Query: "labels=bug", Want: "bug"},
+			"assignee_id":     {Rule: "issues.list.2", Query: "assignee_id={u}", Want: "bug"},
+			"author_id":       {Rule: "issues.list.2", Query: "author_id={u}", Want: "other"},
+			"author_username": {Rule: "issues.list.2", Query: "author_username={username}", Want: "other"},
+			"scope":           {Rule: "issues.list.1", Query: "scope=assigned_to_me", As: "u", Want: "bug"},
+		},
+		Others: map[string]string{
+			"milestone":         "a milestone's title, None and Any: the spec of issues.list.2",
+			"milestone_id":      "its wildcards: the spec of issues.list.2",
+			"iids":              "the spec of issues.list.2",
+			"search":            "title and description, and in: the spec of issues.list.2",
+			"in":                "the spec of issues.list.2",
+			"assignee_username": "the spec of issues.list.2",
+			"closed_by_id":      "a closer is the one who closed: the spec of issues.update.2 shows closed_by",
+			"my_reaction_emoji": "reactions are award_emoji's; the filter reads them as merge requests' does",
+			"confidential":      "the spec of issues.list.3",
+			"issue_type":        "the reference makes plain issues only: the spec of issues.list.2",
+			"due_date":          "due dates relative to the day the suites run: reference/store TestIssueDueDate",
+			"created_after":     "timestamps of one spec's run: the bounds are the merge request lists'",
+			"created_before":    "timestamps of one spec's run: the bounds are the merge request lists'",
+			"updated_after":     "timestamps of one spec's run: the bounds are the merge request lists'",
+			"updated_before":    "timestamps of one spec's run: the bounds are the merge request lists'",
+			"not":               "not[labels] and not[author_id]: the spec of issues.list.2",
+		},
+	},
+})

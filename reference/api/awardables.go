@@ -42,6 +42,11 @@ type IssueJSON struct {
 	// plain issues only. glab reads issue_type.
 	IssueType string `json:"issue_type"`
 	Type      string `json:"type"`
+	// ClosedAt, ClosedBy and DiscussionLocked as the platform's issue entity
+	// shows them (lib/api/entities/issue_basic.rb, issue.rb): null while open.
+	ClosedAt         *string  `json:"closed_at"`
+	ClosedBy         *UserRef `json:"closed_by"`
+	DiscussionLocked *bool    `json:"discussion_locked"`
 }
 
 func (v *view) issue(i *store.Issue) IssueJSON {
@@ -58,6 +63,16 @@ func (v *view) issue(i *store.Issue) IssueJSON {
 	if len(j.Assignees) > 0 {
 		j.Assignee = &j.Assignees[0]
 	}
+	if i.ClosedAt != nil {
+		at := ts(*i.ClosedAt)
+		j.ClosedAt = &at
+	}
+	if i.ClosedByID != 0 {
+		u := v.authorRef(i.ClosedByID)
+		j.ClosedBy = &u
+	}
+	// The platform's column is null until the discussion was locked or unlocked once.
+	j.DiscussionLocked = i.DiscussionLocked
 	return j
 }
 
@@ -143,7 +158,10 @@ func (c *Ctx) pathID(name string) (int, error) {
 	return n, nil
 }
 
-// issueOf resolves :id and :issue_iid; issues of visible projects are visible.
+// issueOf resolves :id and :issue_iid; issues of visible projects are
+// visible, confidential ones to those store.CanReadIssue names (the
+// platform's find_project_issue goes through IssuesFinder, which applies
+// the same policy: lib/api/helpers.rb).
 func (c *Ctx) issueOf(d *store.Data) (*store.Project, *store.Issue, error) {
 	iid, err := c.pathID("issue_iid")
 	if err != nil {
@@ -154,7 +172,7 @@ func (c *Ctx) issueOf(d *store.Data) (*store.Project, *store.Issue, error) {
 		return nil, nil, err
 	}
 	i := d.IssueByIID(p.ID, iid)
-	if i == nil {
+	if i == nil || !d.CanReadIssue(c.Caller, p, i) {
 		return nil, nil, notFound("Issue")
 	}
 	return p, i, nil

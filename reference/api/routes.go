@@ -107,7 +107,9 @@ var routes = []routeRow{
 
 	// issues (specs/issues.yaml)
 	{"issues.create", (*Server).createIssue},                    // signed in, can see the project
+	{"issues.project_list", (*Server).listIssues},               // public (the issues the caller may read)
 	{"issues.get", (*Server).getIssue},                          // public (who can see the issue)
+	{"issues.update", (*Server).updateIssue},                    // the author, an assignee, Reporter+
 	{"issues.notes_create", createNoteOn(store.AwardableIssue)}, // signed in, can see the issue
 	{"issues.notes_update", updateNoteOn(store.AwardableIssue)}, // the note's author, Maintainer, administrator
 

@@ -190,6 +190,7 @@ func Build(root *Client) (*World, error) {
 	// Issues, snippets, notes and emoji reactions, two of each.
 	issue := post(root, p+"/issues", map[string]any{"title": "Broken link"})
 	w.Issue = b.id(issue, "iid")
+	post(root, p+"/issues", map[string]any{"title": "Slow page"}) // a second, so the issue list pages
 	snip := post(root, p+"/snippets", map[string]any{"title": "Notes", "file_name": "notes.md", "content": "# notes", "visibility": "public"})
 	w.Snippet = b.id(snip, "id")
 	for _, on := range []string{fmt.Sprintf("%s/issues/%d", p, w.Issue), fmt.Sprintf("%s/snippets/%d", p, w.Snippet)} {

@@ -26,6 +26,10 @@ type Issue struct {
 	AssigneeIDs                  []int
 	DueDate                      *time.Time
 	CreatedAt, UpdatedAt         time.Time
+	// ClosedAt and ClosedByID are set while the issue is closed.
+	ClosedAt         *time.Time
+	ClosedByID       int
+	DiscussionLocked *bool // nil until locked or unlocked once
 }
 
 // SetIssueLinks gives an issue its labels (created on the fly as for merge

@@ -351,11 +351,28 @@ class PythonGitlabTest(unittest.TestCase):
         note = got.notes.create({"body": "seen"})
         self.assertEqual(note.body, "seen")
 
-    @unittest.expectedFailure  # issue 18 item 2: the issues list is not served yet
     def test_issues_list(self):
         p = self.new_project()
-        issue = p.issues.create({"title": "listed"})
-        self.assertEqual([x.iid for x in p.issues.list()], [issue.iid])
+        issue = p.issues.create({"title": "listed", "labels": ["bug"]})
+        other = p.issues.create({"title": "other"})
+        self.assertEqual([x.iid for x in p.issues.list()], [other.iid, issue.iid])
+        self.assertEqual([x.iid for x in p.issues.list(labels=["bug"])], [issue.iid])
+        self.assertEqual([x.iid for x in p.issues.list(search="list", order_by="title", sort="asc")], [issue.iid])
+
+    def test_issue_edit(self):
+        p = self.new_project()
+        issue = p.issues.create({"title": "listed", "labels": ["bug"]})
+        other = p.issues.create({"title": "other"})
+        issue.title = "renamed"
+        issue.labels = ["bug", "ui"]
+        issue.save()
+        got = p.issues.get(issue.iid)
+        self.assertEqual(got.title, "renamed")
+        self.assertEqual(sorted(got.labels), ["bug", "ui"])
+        got.state_event = "close"
+        got.save()
+        self.assertEqual(p.issues.get(issue.iid).state, "closed")
+        self.assertEqual([x.iid for x in p.issues.list(state="opened")], [other.iid])
 
     # --- todos, topics, runners, jobs -------------------------------------------
 

@@ -1,0 +1,475 @@
+package store
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/v4cert/v4cert/reference/access"
+)
+
+// The project issue list and issue edit (provisioning, outside the certified
+// surface): the platform's GET and PUT /projects/:id/issues[/:issue_iid]
+// (gitlabhq/gitlabhq lib/api/issues.rb, with its finder arguments in
+// lib/api/helpers/issues_helpers.rb; read at pavankalisetti009/gitlab
+// @041340ff and skratsch-solutions/gitlabhq @48f07af6).
+
+// IssueNot holds the not[...] negations of the issue list.
+type IssueNot struct {
+	Labels           []string
+	Milestone        *string
+	MilestoneID      *string // a wildcard: any, none, upcoming, started
+	IIDs             []int
+	Author           UserMatch
+	Assignee         UserMatch
+	AssigneeUsername []string
+}
+
+// IssueFilter is every attribute of GET /projects/:id/issues. Nil and zero
+// values filter nothing.
+type IssueFilter struct {
+	Caller    *User
+	ProjectID int
+	Scope     string // created_by_me, assigned_to_me, all
+	State     string // opened, closed, all
+	IIDs      []int
+
+	Author, Assignee UserMatch
+	AssigneeUsername []string // every one of them is an assignee
+	ClosedByID       *int
+
+	Labels          []string
+	Milestone       *string
+	MilestoneID     *string // any, none, upcoming, started
+	MyReactionEmoji *string
+	Confidential    *bool
+	IssueType       *string
+	DueDate         *string // 0, any, today, tomorrow, overdue, week, month, next_month_and_previous_two_weeks
+
+	CreatedAfter, CreatedBefore *time.Time
+	UpdatedAfter, UpdatedBefore *time.Time
+
+	Search        *string
+	InTitle       bool // where search looks; both when neither is set
+	InDescription bool
+	Not           IssueNot
+	OrderBy, Sort string
+	Today         time.Time // the date due_date and milestone wildcards compare with
+}
+
+// CanReadIssue applies an issue's confidentiality inside a project the user
+// can see: a confidential issue is for its author, its assignees, members
+// of Reporter and above and administrators (the platform's IssuePolicy,
+// gitlabhq/gitlabhq app/policies/issue_policy.rb: read_confidential_issues
+// from Planner/Reporter up, and the author's and assignees' own).
+func (d *Data) CanReadIssue(u *User, p *Project, i *Issue) bool {
+	if !p.IssuesEnabled || !d.CanSeeProject(u, p) {
+		return false
+	}
+	if !i.Confidential {
+		return true
+	}
+	if u == nil {
+		return false
+	}
+	return u.Admin || i.AuthorID == u.ID || slices.Contains(i.AssigneeIDs, u.ID) || d.ProjectAccess(u, p) >= access.Reporter
+}
+
+// CanUpdateIssue: the author, an assignee, or Reporter and above (the
+// platform's update_issue: admin_issue from Planner/Reporter up, and the
+// author's and assignees' own; gitlabhq/gitlabhq app/policies/issue_policy.rb).
+func (d *Data) CanUpdateIssue(u *User, p *Project, i *Issue) bool {
+	if u == nil || !d.CanReadIssue(u, p, i) {
+		return false
+	}
+	return u.Admin || i.AuthorID == u.ID || slices.Contains(i.AssigneeIDs, u.ID) || d.ProjectAccess(u, p) >= access.Reporter
+}
+
+// FindIssues lists the issues of f.ProjectID that f selects and its caller
+// may read, in f's order (ties broken by id).
+func (d *Data) FindIssues(f IssueFilter) []*Issue {
+	p := d.projects[f.ProjectID]
+	if p == nil {
+		return nil
+	}
+	var out []*Issue
+	for _, i := range d.issues {
+		if i.ProjectID == p.ID && d.CanReadIssue(f.Caller, p, i) && d.matchIssue(f, i) {
+			out = append(out, i)
+		}
+	}
+	d.sortIssues(out, f.OrderBy, f.Sort)
+	return out
+}
+
+func (d *Data) matchIssue(f IssueFilter, i *Issue) bool {
+	caller := f.Caller
+	switch f.Scope {
+	case "created_by_me":
+		if caller == nil || i.AuthorID != caller.ID {
+			return false
+		}
+	case "assigned_to_me":
+		if caller == nil || !slices.Contains(i.AssigneeIDs, caller.ID) {
+			return false
+		}
+	}
+	if f.State != "" && f.State != "all" && i.State != f.State {
+		return false
+	}
+	if f.IIDs != nil && !slices.Contains(f.IIDs, i.IID) {
+		return false
+	}
+	if !d.matchUsers(f.Author, []int{i.AuthorID}) || !d.matchUsers(f.Assignee, i.AssigneeIDs) {
+		return false
+	}
+	for _, name := range f.AssigneeUsername {
+		if !d.matchUsers(UserMatch{Kind: "username", Username: name}, i.AssigneeIDs) {
+			return false
+		}
+	}
+	if f.ClosedByID != nil && i.ClosedByID != *f.ClosedByID {
+		return false
+	}
+	if f.Labels != nil && !d.labelsMatch(i.ProjectID, i.LabelIDs, f.Labels) {
+		return false
+	}
+	if f.Milestone != nil && !d.milestoneMatch(i.ProjectID, i.MilestoneID, *f.Milestone) {
+		return false
+	}
+	if f.MilestoneID != nil && !d.milestoneWildcard(i, *f.MilestoneID, f.Today) {
+		return false
+	}
+	if f.MyReactionEmoji != nil && caller != nil && !d.reacted(Awardable{AwardableIssue, i.ID}, caller, *f.MyReactionEmoji) {
+		return false
+	}
+	if f.Confidential != nil && i.Confidential != *f.Confidential {
+		return false
+	}
+	// The reference makes plain issues only (issue_type "issue").
+	if f.IssueType != nil && *f.IssueType != "issue" {
+		return false
+	}
+	if f.DueDate != nil && !dueDateMatch(i.DueDate, *f.DueDate, f.Today) {
+		return false
+	}
+	if !inRange(i.CreatedAt, f.CreatedAfter, f.CreatedBefore) || !inRange(i.UpdatedAt, f.UpdatedAfter, f.UpdatedBefore) {
+		return false
+	}
+	if f.Search != nil && !searchMatch(i.Title, i.Description, *f.Search, f.InTitle, f.InDescription) {
+		return false
+	}
+	return d.matchIssueNot(f.Not, i, f.Today)
+}
+
+func (d *Data) matchIssueNot(n IssueNot, i *Issue, today time.Time) bool {
+	for _, name := range n.Labels {
+		if l := d.LabelByName(i.ProjectID, strings.TrimSpace(name)); l != nil && slices.Contains(i.LabelIDs, l.ID) {
+			return false
+		}
+	}
+	if n.Milestone != nil && d.milestoneMatch(i.ProjectID, i.MilestoneID, *n.Milestone) {
+		return false
+	}
+	if n.MilestoneID != nil && d.milestoneWildcard(i, *n.MilestoneID, today) {
+		return false
+	}
+	if n.IIDs != nil && slices.Contains(n.IIDs, i.IID) {
+		return false
+	}
+	if n.Author.Set() && d.matchUsers(n.Author, []int{i.AuthorID}) {
+		return false
+	}
+	if n.Assignee.Set() && d.matchUsers(n.Assignee, i.AssigneeIDs) {
+		return false
+	}
+	for _, name := range n.AssigneeUsername {
+		if d.matchUsers(UserMatch{Kind: "username", Username: name}, i.AssigneeIDs) {
+			return false
+		}
+	}
+	return true
+}
+
+// milestoneWildcard applies milestone_id's wildcards as the platform's
+// legacy milestone filtering does (IssuableFinder with
+// use_legacy_milestone_filtering; app/models/milestone.rb): Any and None,
+// Upcoming (the project's active milestone due soonest after today) and
+// Started (an active milestone whose start date has come).
+func (d *Data) milestoneWildcard(i *Issue, want string, today time.Time) bool {
+	m := d.MilestoneOf(i.ProjectID, i.MilestoneID)
+	switch strings.ToLower(want) {
+	case FilterNone:
+		return m == nil
+	case FilterAny:
+		return m != nil
+	case "upcoming":
+		var next *Milestone
+		for _, c := range d.milestones {
+			if c.ProjectID == i.ProjectID && c.State == "active" && c.DueDate != nil && c.DueDate.After(today) && (next == nil || c.DueDate.Before(*next.DueDate)) {
+				next = c
+			}
+		}
+		return m != nil && next != nil && m.ID == next.ID
+	case "started":
+		return m != nil && m.State == "active" && m.StartDate != nil && !m.StartDate.After(today)
+	}
+	return false
+}
+
+// dueDateMatch applies the due_date filter's words as the platform's
+// IssuableFinder does (app/finders/issues_finder.rb, by_due_date): 0 (none),
+// any, today, tomorrow, overdue (before today), week and month (the calendar
+// week, Monday to Sunday, or month of today) and
+// next_month_and_previous_two_weeks; "" filters nothing.
+func dueDateMatch(due *time.Time, want string, today time.Time) bool {
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+	today = day(today)
+	if want == "" {
+		return true
+	}
+	if want == "0" {
+		return due == nil
+	}
+	if due == nil {
+		return false
+	}
+	d := day(*due)
+	between := func(from, to time.Time) bool { return !d.Before(from) && !d.After(to) }
+	switch want {
+	case "any":
+		return true
+	case "today":
+		return d.Equal(today)
+	case "tomorrow":
+		return d.Equal(today.AddDate(0, 0, 1))
+	case "overdue":
+		return d.Before(today)
+	case "week":
+		monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+		return between(monday, monday.AddDate(0, 0, 6))
+	case "month":
+		first := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return between(first, first.AddDate(0, 1, -1))
+	case "next_month_and_previous_two_weeks":
+		first := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return between(today.AddDate(0, 0, -14), first.AddDate(0, 2, -1))
+	}
+	return false
+}
+
+// sortIssues orders by order_by, descending unless sort is asc; ties by id in
+// the same direction. Orders on an attribute some issues lack (due_date,
+// milestone_due, label_priority, priority) put those last either way, as
+// the platform's nulls-last scopes do (app/models/issue.rb, sort_by_attribute).
+func (d *Data) sortIssues(is []*Issue, orderBy, sortDir string) {
+	desc := sortDir != "asc"
+	// key answers the value to order by and whether the issue has one.
+	key := func(i *Issue) (int64, bool) {
+		switch orderBy {
+		case "updated_at":
+			return i.UpdatedAt.UnixNano(), true
+		case "due_date":
+			if i.DueDate == nil {
+				return 0, false
+			}
+			return i.DueDate.Unix(), true
+		case "milestone_due":
+			if m := d.MilestoneOf(i.ProjectID, i.MilestoneID); m != nil && m.DueDate != nil {
+				return m.DueDate.Unix(), true
+			}
+			return 0, false
+		case "popularity":
+			up, _ := d.Votes(Awardable{AwardableIssue, i.ID})
+			return int64(up), true
+		case "label_priority", "priority":
+			// The highest priority (lowest number) of the issue's prioritized labels.
+			best, has := 0, false
+			for _, l := range d.LabelsByIDs(i.ProjectID, i.LabelIDs) {
+				if l.Priority != nil && (!has || *l.Priority < best) {
+					best, has = *l.Priority, true
+				}
+			}
+			return int64(best), has
+		case "relative_position":
+			// Nothing in the reference positions issues on a board: the
+			// platform's nulls-last order leaves creation order.
+			return 0, false
+		}
+		return i.CreatedAt.UnixNano(), true
+	}
+	slices.SortStableFunc(is, func(a, b *Issue) int {
+		ka, ha := key(a)
+		kb, hb := key(b)
+		if ha != hb {
+			if ha {
+				return -1
+			}
+			return 1
+		}
+		c := 0
+		switch {
+		case orderBy == "title":
+			c = strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title))
+		case ka < kb:
+			c = -1
+		case ka > kb:
+			c = 1
+		}
+		if c == 0 {
+			c = a.ID - b.ID
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	})
+}
+
+// IssueFields holds what PUT /projects/:id/issues/:issue_iid changes; nil
+// and false mean not given.
+type IssueFields struct {
+	Title, Description      *string
+	StateEvent              *string // close, reopen
+	Labels                  []string
+	LabelsGiven             bool
+	AddLabels, RemoveLabels []string
+	AssigneeIDs             []int
+	AssigneesGiven          bool
+	MilestoneID             *int // 0 removes the milestone
+	DueDate                 *time.Time
+	DueGiven                bool // a blank due_date removes it
+	Confidential            *bool
+	DiscussionLocked        *bool
+}
+
+// UpdateIssue applies f to i as the platform's Issues::UpdateService does:
+// a blank title is refused, labels are replaced or added and removed (named
+// ones created on the fly), assignees kept when they can see the project,
+// and state_event moves opened and closed (a close of a closed issue changes
+// nothing).
+func (d *Data) UpdateIssue(p *Project, i *Issue, f IssueFields, by *User) error {
+	if f.Title != nil && strings.TrimSpace(*f.Title) == "" {
+		return &ValidationError{Fields: map[string][]string{"title": {"can't be blank"}}}
+	}
+	for _, n := range append(slices.Clone(f.Labels), f.AddLabels...) {
+		if strings.TrimSpace(n) != "" && !ValidLabelName(n) {
+			return &ValidationError{Fields: map[string][]string{"labels": {"is invalid"}}}
+		}
+	}
+	d.Touch(i)
+	now := d.Now()
+	if f.Title != nil {
+		i.Title = strings.TrimSpace(*f.Title)
+	}
+	if f.Description != nil {
+		i.Description = *f.Description
+	}
+	if f.Confidential != nil {
+		i.Confidential = *f.Confidential
+	}
+	if f.DiscussionLocked != nil {
+		i.DiscussionLocked = f.DiscussionLocked
+	}
+	if f.LabelsGiven {
+		i.LabelIDs = d.ensureLabels(p.ID, f.Labels)
+	}
+	for _, id := range d.ensureLabels(p.ID, f.AddLabels) {
+		if !slices.Contains(i.LabelIDs, id) {
+			i.LabelIDs = append(i.LabelIDs, id)
+		}
+	}
+	for _, n := range f.RemoveLabels {
+		if l := d.LabelByName(p.ID, strings.TrimSpace(n)); l != nil {
+			i.LabelIDs = slices.DeleteFunc(i.LabelIDs, func(id int) bool { return id == l.ID })
+		}
+	}
+	if f.AssigneesGiven {
+		kept := []int{}
+		for _, id := range f.AssigneeIDs {
+			if u := d.User(id); u != nil && d.CanSeeProject(u, p) && !slices.Contains(kept, id) {
+				kept = append(kept, id)
+			}
+		}
+		i.AssigneeIDs = kept
+	}
+	if f.MilestoneID != nil && (*f.MilestoneID == 0 || d.MilestoneOf(p.ID, *f.MilestoneID) != nil) {
+		// A milestone of another project is ignored, as for merge requests.
+		i.MilestoneID = *f.MilestoneID
+	}
+	if f.DueGiven {
+		i.DueDate = f.DueDate
+	}
+	if f.StateEvent != nil {
+		switch {
+		case *f.StateEvent == "close" && i.State == "opened":
+			i.State, i.ClosedAt, i.ClosedByID = "closed", &now, by.ID
+		case *f.StateEvent == "reopen" && i.State == "closed":
+			i.State, i.ClosedAt, i.ClosedByID = "opened", nil, 0
+		}
+	}
+	i.UpdatedAt = now
+	return nil
+}
+
+// labelsMatch: every named label is among ids, or None (no label) / Any
+// (some label).
+func (d *Data) labelsMatch(projectID int, ids []int, names []string) bool {
+	if len(names) == 1 {
+		switch k, _ := Predefined(strings.TrimSpace(names[0])); k {
+		case FilterNone:
+			return len(ids) == 0
+		case FilterAny:
+			return len(ids) > 0
+		}
+	}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		l := d.LabelByName(projectID, name)
+		if l == nil || !slices.Contains(ids, l.ID) {
+			return false
+		}
+	}
+	return true
+}
+
+// milestoneMatch: a milestone title, None (no milestone) or Any (some milestone).
+func (d *Data) milestoneMatch(projectID, milestoneID int, want string) bool {
+	m := d.MilestoneOf(projectID, milestoneID)
+	switch k, _ := Predefined(want); k {
+	case FilterNone:
+		return m == nil
+	case FilterAny:
+		return m != nil
+	}
+	return m != nil && m.Title == want
+}
+
+// reacted: the caller's reactions to on include name, or None / Any.
+func (d *Data) reacted(on Awardable, caller *User, name string) bool {
+	var mine []string
+	for _, e := range d.awards[on] {
+		if e.UserID == caller.ID {
+			mine = append(mine, e.Name)
+		}
+	}
+	switch k, _ := Predefined(name); k {
+	case FilterNone:
+		return len(mine) == 0
+	case FilterAny:
+		return len(mine) > 0
+	}
+	return slices.Contains(mine, name)
+}
+
+func searchMatch(title, description, q string, inTitle, inDesc bool) bool {
+	if !inTitle && !inDesc {
+		inTitle, inDesc = true, true
+	}
+	q = strings.ToLower(q)
+	return inTitle && strings.Contains(strings.ToLower(title), q) ||
+		inDesc && strings.Contains(strings.ToLower(description), q)
+}
