@@ -288,6 +288,9 @@ func (m *Manager) RemoveAll() error {
 	}
 	repos := m.repos
 	m.repos = map[int]*Repo{}
+	for _, r := range repos {
+		r.gone.Store(true)
+	}
 	if !m.made {
 		return nil
 	}
@@ -419,6 +422,7 @@ func (m *Manager) Remove(id int) {
 		m.mu.Unlock()
 		return
 	}
+	r.gone.Store(true)
 	done := make(chan struct{})
 	m.removing[id] = done
 	m.removals.Add(1)

@@ -73,6 +73,24 @@ type Repo struct {
 	// pushes), bumped once each has landed: what is derived from a ref's
 	// value may be cached against it (RefsGeneration).
 	refsGen atomic.Uint64
+
+	// gone is set when the Manager starts removing the repository (its
+	// project deleted, or a reset): a read that was handed the repository
+	// before and fails because its files went away is answered as not found,
+	// which is what a request after the removal gets, not as a failure.
+	gone atomic.Bool
+}
+
+// errGone is a failed read of a repository being removed: not found.
+var errGone = fmt.Errorf("%w: the repository was removed", ErrNotFound)
+
+// failed is err, or errGone when the repository's removal began: a command
+// that lost its files to a delete or a reset mid-way reads as not found.
+func (r *Repo) failed(err error) error {
+	if err != nil && !errors.Is(err, ErrNotFound) && r.gone.Load() {
+		return errGone
+	}
+	return err
 }
 
 // RefsGeneration changes after every ref write made through this package
@@ -95,11 +113,13 @@ func (r *Repo) Unlock() { r.wmu.Unlock() }
 
 // Git runs a git command in the repository (for tests and tools).
 func (r *Repo) Git(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
-	return r.m.run(ctx, r.dir, stdin, nil, args...)
+	out, err := r.m.run(ctx, r.dir, stdin, nil, args...)
+	return out, r.failed(err)
 }
 
 func (r *Repo) run(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
-	return r.m.run(ctx, r.dir, stdin, env, args...)
+	out, err := r.m.run(ctx, r.dir, stdin, env, args...)
+	return out, r.failed(err)
 }
 
 func (r *Repo) close() {
@@ -156,7 +176,7 @@ func (r *Repo) object(ctx context.Context, name string) (typ string, oid Oid, da
 	defer r.catMu.Unlock()
 	if r.cat == nil {
 		if r.cat, err = r.startCat(); err != nil {
-			return "", "", nil, err
+			return "", "", nil, r.failed(err)
 		}
 	}
 	c := r.cat
@@ -171,7 +191,7 @@ func (r *Repo) object(ctx context.Context, name string) (typ string, oid Oid, da
 			err = fmt.Errorf("git cat-file: %w", ctx.Err())
 		}
 	}
-	return typ, oid, data, err
+	return typ, oid, data, r.failed(err)
 }
 
 func readObject(c *catFile, name string) (string, Oid, []byte, error) {
