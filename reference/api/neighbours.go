@@ -166,7 +166,9 @@ func (s *Server) deleteBranch(c *Ctx) error {
 	err = s.repos.DeleteBranch(c.R.Context(), &rc.Target, c.R.PathValue("branch"))
 	switch {
 	case errors.Is(err, repository.ErrDefaultBranch):
-		return errorf(http.StatusMethodNotAllowed, "%s", err.Error())
+		// Branches::DeleteService's own words (gitlabhq/gitlabhq
+		// app/services/branches/delete_service.rb).
+		return errorf(http.StatusMethodNotAllowed, "The default branch of a project cannot be deleted.")
 	case errors.Is(err, repository.ErrNotFound):
 		return notFound("Branch")
 	case err != nil:

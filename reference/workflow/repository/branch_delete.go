@@ -10,7 +10,7 @@ import (
 // ErrDefaultBranch refuses deleting the project's default branch
 // (Branches::DeleteService: "The default branch of a project cannot be
 // deleted.", 405).
-var ErrDefaultBranch = errors.New("The default branch of a project cannot be deleted.")
+var ErrDefaultBranch = errors.New("the default branch of a project cannot be deleted")
 
 // DeleteBranch removes branch name for DELETE
 // /projects/:id/repository/branches/:branch, as the platform's
