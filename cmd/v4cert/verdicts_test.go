@@ -335,6 +335,10 @@ func TestEveryEnvironmentVariableTheHelpNamesIsRead(t *testing.T) {
 		for _, m := range regexp.MustCompile(`(\w+)\s*=\s*"`+v+`"`).FindAllStringSubmatch(code, -1) {
 			read = read || regexp.MustCompile(`(Getenv|LookupEnv)\(`+m[1]+`\)`).MatchString(code)
 		}
+		// serve's flags read through a table: the name in serveEnv, read by
+		// flagsFromEnv's LookupEnv(names[name]).
+		read = read || (regexp.MustCompile(`serveEnv = map\[string\]string\{[^}]*"`+v+`"`).MatchString(code) &&
+			strings.Contains(code, "os.LookupEnv(names[name])"))
 		if !read {
 			t.Errorf("the help names %s, and no Go source reads it", v)
 		}
