@@ -333,8 +333,14 @@ func TestInvalid(t *testing.T) {
 			issues: []string{
 				"/message /properties/message/anyOf/0/type",
 				"/message /properties/message/anyOf/2/$ref/required",
+				"/message /properties/message/anyOf/3/type",
 				"/message/name /properties/message/anyOf/1/$ref/additionalProperties/else/$ref/type",
 			},
+		},
+		{
+			name: "error message an empty list", schema: "error",
+			body: `{"message": []}`,
+			issues: []string{"/message /properties/message/anyOf"},
 		},
 		{
 			name: "error body in neither envelope", schema: "error",
