@@ -339,7 +339,7 @@ func TestInvalid(t *testing.T) {
 		},
 		{
 			name: "error message an empty list", schema: "error",
-			body: `{"message": []}`,
+			body:   `{"message": []}`,
 			issues: []string{"/message /properties/message/anyOf"},
 		},
 		{
