@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/v4cert/v4cert/reference/params"
 	"github.com/v4cert/v4cert/reference/store"
 )
 
@@ -141,16 +140,9 @@ func (c *Ctx) readIssueFilter() (store.IssueFilter, error) {
 // declare it: labels, milestone, milestone_id, iids, author and assignee.
 func readIssueNot(c *Ctx) (store.IssueNot, error) {
 	var n store.IssueNot
-	if !c.P.Has("not") {
-		return n, nil
-	}
-	raw, ok := c.P.Raw("not").(map[string]any)
-	if !ok {
-		return n, invalidParam("not")
-	}
-	sub, _ := params.FromQuery("") // an empty tree to hold the hash's entries
-	for k, v := range raw {
-		sub.Set(k, v)
+	sub, err := notHash(c)
+	if sub == nil || err != nil {
+		return n, err
 	}
 	in := sub.Read()
 	for _, pair := range [][2]string{{"author_id", "author_username"}, {"assignee_id", "assignee_username"}, {"milestone_id", "milestone"}} {
@@ -184,7 +176,6 @@ func readIssueNot(c *Ctx) (store.IssueNot, error) {
 		}
 		return parseUserMatch("not["+key+"]", raw, false, username)
 	}
-	var err error
 	if n.Author, err = read("author_id", false); err != nil {
 		return n, err
 	}

@@ -572,20 +572,31 @@ func idsMatch(c *Ctx, name string) (*store.IDsMatch, error) {
 	return &store.IDsMatch{Kind: "ids", IDs: ids}, nil
 }
 
-// readMRNot reads not[...]: the negations of labels, milestone, author,
-// assignee, reviewer and my reaction.
-func readMRNot(c *Ctx) (store.MRNot, error) {
-	var n store.MRNot
+// notHash is the not[...] hash of the issuable lists as parameters of their
+// own (nil when the request sends none), so the negations bind like the
+// filters they negate; a not that is no hash is invalid.
+func notHash(c *Ctx) (*params.Values, error) {
 	if !c.P.Has("not") {
-		return n, nil
+		return nil, nil
 	}
 	raw, ok := c.P.Raw("not").(map[string]any)
 	if !ok {
-		return n, invalidParam("not")
+		return nil, invalidParam("not")
 	}
 	sub, _ := params.FromQuery("") // an empty tree to hold the hash's entries
 	for k, v := range raw {
 		sub.Set(k, v)
+	}
+	return sub, nil
+}
+
+// readMRNot reads not[...]: the negations of labels, milestone, author,
+// assignee, reviewer and my reaction.
+func readMRNot(c *Ctx) (store.MRNot, error) {
+	var n store.MRNot
+	sub, err := notHash(c)
+	if sub == nil || err != nil {
+		return n, err
 	}
 	in := sub.Read()
 	for _, pair := range [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"}} {
@@ -614,7 +625,6 @@ func readMRNot(c *Ctx) (store.MRNot, error) {
 		}
 		return parseUserMatch("not["+key+"]", raw, predefined, username)
 	}
-	var err error
 	if n.Author, err = read("author_id", false, false); err != nil {
 		return n, err
 	}
