@@ -335,6 +335,46 @@ func TestFaultsFile(t *testing.T) {
 	}
 }
 
+// A reset goes back to the start for the conveniences too: the journal is
+// emptied, the faults added at run time go, and the file's stay with their
+// counts restarted (an Nth fault faults the Nth request after the reset, as
+// after a start), as WireMock's reset treats its journal and stubs.
+func TestResetRestartsJournalAndFaults(t *testing.T) {
+	c := newConvServer(t, reference.Config{})
+	file := t.TempDir() + "/faults.yaml"
+	os.WriteFile(file, []byte("- method: POST\n  path: /api/v4/projects\n  status: 429\n  nth: 2\n"), 0o644)
+	if err := c.inst.LoadFaults(file); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(http.StatusCreated, "POST", "/-/faults", c.admin, `{"method":"GET","path":"/api/v4/version","status":503}`)
+	c.expect(http.StatusCreated, "POST", "/api/v4/projects", c.admin, `{"name":"first"}`)
+	c.expect(http.StatusTooManyRequests, "POST", "/api/v4/projects", c.admin, `{"name":"second"}`)
+	c.expect(http.StatusServiceUnavailable, "GET", "/api/v4/version", c.admin, "")
+	if got := journalOf(t, c, ""); len(got) != 3 {
+		t.Fatalf("journal before the reset: %d entries, want 3", len(got))
+	}
+	lastID := journalOf(t, c, "")[2].ID
+
+	c.expect(http.StatusNoContent, "POST", "/-/reset", c.admin, "")
+	if got := journalOf(t, c, ""); len(got) != 0 {
+		t.Fatalf("journal after the reset: %+v, want none", got)
+	}
+	var left []reference.Fault
+	if err := json.Unmarshal(c.expect(http.StatusOK, "GET", "/-/faults", c.admin, ""), &left); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || !left[0].FromFile || left[0].Matched != 0 || left[0].Injected != 0 {
+		t.Fatalf("faults after the reset: %+v, want the file's alone, counted from zero", left)
+	}
+	c.expect(http.StatusOK, "GET", "/api/v4/version", c.admin, "")
+	c.expect(http.StatusCreated, "POST", "/api/v4/projects", c.admin, `{"name":"first"}`)
+	c.expect(http.StatusTooManyRequests, "POST", "/api/v4/projects", c.admin, `{"name":"second"}`)
+	after := journalOf(t, c, "")
+	if len(after) != 3 || after[0].ID <= lastID {
+		t.Errorf("journal after the reset: %+v, want 3 entries with ids after %d", after, lastID)
+	}
+}
+
 // BenchmarkJournal measures what the request journal costs a request over
 // loopback: GET /api/v4/user with the journal kept (the default) and off.
 func BenchmarkJournal(b *testing.B) {

@@ -26,8 +26,11 @@ import (
 // no answer), so a client's retry and timeout code meets what WireMock's
 // delays and connection resets, Prism's Prefer: code=500 and Hoverfly's
 // middleware give. There are none until some are declared; the hooks under
-// /-/ are never faulted, and a reset keeps them (they are the fake's
-// configuration, not the world).
+// /-/ are never faulted. A reset keeps the faults of --faults FILE (the
+// fake's configuration, not the world), their counts restarted as at
+// start-up, and removes those added through POST /-/faults (a test's own
+// arrangement), as WireMock's reset keeps the stubs loaded from files and
+// drops those added at run time.
 
 // Fault is one declared fault. Path is a rulebook template from the server
 // root (/api/v4/projects/:id: a :name takes one segment, a *name one or
@@ -51,6 +54,8 @@ type Fault struct {
 	// Matched counts the requests that matched; Injected those faulted.
 	Matched  int `json:"matched" yaml:"-"`
 	Injected int `json:"injected" yaml:"-"`
+	// FromFile marks a fault of serve --faults FILE, which a reset keeps.
+	FromFile bool `json:"from_file,omitempty" yaml:"-"`
 
 	latency time.Duration
 	segs    []string
@@ -171,7 +176,7 @@ type faults struct {
 }
 
 // add validates every fault first, so a refused declaration adds none.
-func (fs *faults) add(list []Fault) ([]Fault, error) {
+func (fs *faults) add(list []Fault, fromFile bool) ([]Fault, error) {
 	for i := range list {
 		if err := list[i].check(); err != nil {
 			return nil, err
@@ -184,6 +189,7 @@ func (fs *faults) add(list []Fault) ([]Fault, error) {
 		fs.seq++
 		f := list[i]
 		f.ID = strconv.Itoa(fs.seq)
+		f.FromFile = fromFile
 		fs.list = append(fs.list, &f)
 		out[i] = f
 	}
@@ -219,6 +225,24 @@ func (fs *faults) clear() {
 	fs.list = nil
 	fs.some.Store(false)
 	fs.mu.Unlock()
+}
+
+// restart is a reset's: the faults of --faults FILE stay, counted from
+// zero and drawn from their seed again, so a run after a reset faults the
+// same requests as after a start; the others go.
+func (fs *faults) restart() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	kept := fs.list[:0]
+	for _, f := range fs.list {
+		if f.FromFile {
+			f.check() // cannot fail: it passed when it was loaded
+			kept = append(kept, f)
+		}
+	}
+	clear(fs.list[len(kept):])
+	fs.list = kept
+	fs.some.Store(len(fs.list) > 0)
 }
 
 // pick returns the fault to inject into a request, if any: the first
@@ -316,7 +340,7 @@ func (h *Handler) faultsHook(w http.ResponseWriter, r *http.Request, id string) 
 			api.WriteError(w, api.InvalidParam("faults"))
 			return
 		}
-		added, err := fs.add(list)
+		added, err := fs.add(list, false)
 		if err != nil {
 			api.WriteError(w, err)
 			return
@@ -377,7 +401,7 @@ func (i *Instance) LoadFaults(path string) error {
 	}
 	list, err := parseFaults(data)
 	if err == nil {
-		_, err = i.faults.add(list)
+		_, err = i.faults.add(list, true)
 	}
 	if err != nil {
 		return fmt.Errorf("--faults %s: %v", path, err)

@@ -71,6 +71,10 @@ type journal struct {
 	next int // where the next entry goes
 	full bool
 	seq  uint64
+	// epoch counts resets. A request notes it on entering the gate, and its
+	// entry is kept only if no reset began since: a request served before a
+	// reset but recorded after it is not part of the new world's journal.
+	epoch uint64
 }
 
 func newJournal(size int) *journal {
@@ -83,8 +87,12 @@ func newJournal(size int) *journal {
 	return &journal{ring: make([]JournalEntry, size)}
 }
 
-func (j *journal) add(e JournalEntry) {
+func (j *journal) add(e JournalEntry, epoch uint64) {
 	j.mu.Lock()
+	if epoch != j.epoch {
+		j.mu.Unlock()
+		return
+	}
 	j.seq++
 	e.ID = j.seq
 	j.ring[j.next] = e
@@ -113,6 +121,25 @@ func (j *journal) clear() {
 	j.mu.Unlock()
 }
 
+// currentEpoch is the epoch a request entering now belongs to.
+func (j *journal) currentEpoch() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.epoch
+}
+
+// restart empties the journal for a reset or a restored snapshot (called
+// with the gate held alone, so no request is being served): what follows
+// is recorded from a clean slate, as WireMock's reset clears its journal.
+// Entry ids go on from where they were, so an id is never reused.
+func (j *journal) restart() {
+	j.mu.Lock()
+	j.epoch++
+	clear(j.ring)
+	j.next, j.full = 0, false
+	j.mu.Unlock()
+}
+
 // bodyTap keeps the first journalBodyBytes a handler reads of a body.
 type bodyTap struct {
 	io.ReadCloser
@@ -133,7 +160,7 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 
 // record makes the journal entry of a request served (secrets still in it;
 // redact removes them when the journal is read).
-func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Duration, info *api.RequestInfo, fault string, start time.Time) {
+func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Duration, info *api.RequestInfo, fault string, start time.Time, epoch uint64) {
 	// Not on a dropped connection: its body is gone with it.
 	if tap != nil && status != 0 && !tap.truncated && tap.buf.Len() < journalBodyBytes {
 		// What the handler left unread, so a near-miss's body shows too.
@@ -153,7 +180,7 @@ func (h *Handler) record(r *http.Request, tap *bodyTap, status int, took time.Du
 		e.Body, e.Truncated = tap.buf.String(), tap.truncated
 	}
 	e.unrouted = info.Unrouted
-	h.inst.journal.add(e)
+	h.inst.journal.add(e, epoch)
 }
 
 // redactEntry returns e as the journal shows it: secret headers, query

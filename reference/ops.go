@@ -35,6 +35,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hook := true
 	var tap *bodyTap
 	var fault *Fault
+	var epoch uint64
 	switch path := r.URL.EscapedPath(); {
 	case path == "/-/liveness":
 		h.health(rec, r, map[string]any{"status": "ok"})
@@ -63,10 +64,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// A fault's latency runs before the gate, so a slowed request
 		// never holds up a reset.
+		if h.inst.journal != nil {
+			epoch = h.inst.journal.currentEpoch()
+		}
 		if fault = h.inst.faults.pick(r.Method, path); fault != nil && h.inject(rec, r, fault) {
 			break
 		}
 		h.inst.gate.RLock()
+		if h.inst.journal != nil {
+			// Read again under the gate: a reset that ran while this
+			// request waited for it belongs before the request.
+			epoch = h.inst.journal.currentEpoch()
+		}
 		h.inst.Server.ServeHTTP(rec, r)
 		h.inst.gate.RUnlock()
 	}
@@ -80,7 +89,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if fault != nil {
 			note = fault.describe()
 		}
-		h.record(r, tap, status, took, info, note, start)
+		h.record(r, tap, status, took, info, note, start, epoch)
 	}
 	if h.inst.cfg.RequestLog != nil {
 		h.log(r, status, took, info.Caller)

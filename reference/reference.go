@@ -278,6 +278,13 @@ func (i *Instance) Reset(ctx context.Context) error {
 	if err := i.provisionRepositories(ctx); err != nil {
 		return err
 	}
+	// The conveniences' state goes back to the start too (faults.go,
+	// journal.go): a test that resets sees only its own requests and
+	// faults.
+	i.faults.restart()
+	if i.journal != nil {
+		i.journal.restart()
+	}
 	return i.snapshotSeed()
 }
 
