@@ -205,6 +205,17 @@ type Walk[T any] struct {
 	Match func(T) bool
 }
 
+// All gathers every record the walk matches, in its order.
+func (w Walk[T]) All() []T {
+	out := make([]T, 0, w.N)
+	for i := 0; i < w.N; i++ {
+		if it := w.At(i); w.Match == nil || w.Match(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // walkOf walks sorted (ascending) in sortDir's direction.
 func walkOf[T any](sorted []T, sortDir string, match func(T) bool) Walk[T] {
 	n := len(sorted)

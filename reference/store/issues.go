@@ -57,16 +57,7 @@ func (d *Data) CanUpdateIssue(u *User, p *Project, i *Issue) bool {
 
 // FindIssues lists the issues of f.ProjectID that f selects and its caller
 // may read, in f's order (ties broken by id).
-func (d *Data) FindIssues(f IssueFilter) []*Issue {
-	w := d.IssueWalk(f)
-	out := make([]*Issue, 0, w.N)
-	for i := 0; i < w.N; i++ {
-		if is := w.At(i); w.Match == nil || w.Match(is) {
-			out = append(out, is)
-		}
-	}
-	return out
-}
+func (d *Data) FindIssues(f IssueFilter) []*Issue { return d.IssueWalk(f).All() }
 
 // IssueWalk is the list f asks for as a walk: created_at and updated_at
 // from the ordering kept between writes (issuable_index.go), filtered as the
@@ -90,7 +81,7 @@ func (d *Data) IssueWalk(f IssueFilter) Walk[*Issue] {
 		}
 	}
 	d.sortIssues(out, f.OrderBy, f.Sort)
-	return Walk[*Issue]{N: len(out), At: func(i int) *Issue { return out[i] }}
+	return walkOf(out, "asc", nil) // already in the order asked
 }
 
 // selectsAll: no attribute beyond the shared ones' all.

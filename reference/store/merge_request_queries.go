@@ -38,16 +38,7 @@ type IDsMatch struct {
 
 // FindMergeRequests lists the merge requests f selects that its caller may
 // read, in f's order (ties broken by id).
-func (d *Data) FindMergeRequests(f MRFilter) []*MergeRequest {
-	w := d.MergeRequestWalk(f)
-	out := make([]*MergeRequest, 0, w.N)
-	for i := 0; i < w.N; i++ {
-		if mr := w.At(i); w.Match == nil || w.Match(mr) {
-			out = append(out, mr)
-		}
-	}
-	return out
-}
+func (d *Data) FindMergeRequests(f MRFilter) []*MergeRequest { return d.MergeRequestWalk(f).All() }
 
 // MergeRequestWalk is the list f asks for as a walk: the created_at and
 // updated_at orders (the default and the one clients page by) are read from
@@ -84,7 +75,7 @@ func (d *Data) MergeRequestWalk(f MRFilter) Walk[*MergeRequest] {
 		}
 	}
 	sortMRs(out, f.OrderBy, f.Sort)
-	return Walk[*MergeRequest]{N: len(out), At: func(i int) *MergeRequest { return out[i] }}
+	return walkOf(out, "asc", nil) // already in the order asked
 }
 
 // selectsAll: no attribute beyond the shared ones' all.

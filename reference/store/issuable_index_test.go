@@ -1,0 +1,80 @@
+package store
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestIssuableOrderingsFollowWrites: the orderings the lists walk are kept
+// between writes and follow every write: a merge request updated in a write
+// moves in the updated_at order the next read sees, a new one appears, and
+// the kept ordering answers what sorting afresh does.
+func TestIssuableOrderingsFollowWrites(t *testing.T) {
+	d, p, author, _ := mrFixture(t)
+	clock := FixedTime
+	d.Now = func() time.Time { return clock }
+	var mrs []*MergeRequest
+	for _, src := range []string{"a", "b", "c"} {
+		clock = clock.Add(time.Minute)
+		mrs = append(mrs, newMR(t, d, p, author, src, MRFields{}))
+	}
+	s := &Store{d: d}
+	d.cached = true
+	walk := func(orderBy, sort string) []int {
+		var got []int
+		s.Read(func(d *Data) error {
+			got = iidsOf(d.MergeRequestWalk(MRFilter{IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID,
+				OrderBy: orderBy, Sort: sort}}).All())
+			return nil
+		})
+		return got
+	}
+	if got := walk("updated_at", "asc"); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("updated_at asc: %v", got)
+	}
+	if got := walk("created_at", "desc"); !slices.Equal(got, []int{3, 2, 1}) {
+		t.Fatalf("created_at desc: %v", got)
+	}
+	s.Write(func(d *Data) error {
+		clock = clock.Add(time.Minute)
+		mrs[0].UpdatedAt = clock
+		newMR(t, d, p, author, "d", MRFields{})
+		return nil
+	})
+	if got := walk("updated_at", "asc"); !slices.Equal(got, []int{2, 3, 1, 4}) {
+		t.Fatalf("updated_at asc after a write: %v", got)
+	}
+	if got := walk("", "desc"); !slices.Equal(got, []int{4, 3, 2, 1}) {
+		t.Fatalf("default order after a write: %v", got)
+	}
+}
+
+// TestIssuableWalkMatchesOnlyWhenFiltered: an unfiltered list hands the
+// page a walk without a filter (so it reads only its own records); any
+// attribute, the list's own ones too, brings the filter back.
+func TestIssuableWalkMatchesOnlyWhenFiltered(t *testing.T) {
+	d, p, author, _ := mrFixture(t)
+	newMR(t, d, p, author, "a", MRFields{})
+	base := IssuableFilter{Caller: author, ProjectID: p.ID, Scope: "all", State: "all", OrderBy: "created_at", Sort: "desc"}
+	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: base}); w.Match != nil || w.N != 1 {
+		t.Fatalf("unfiltered: match set or %d records", w.N)
+	}
+	draft := true
+	for name, f := range map[string]MRFilter{
+		"state":    {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, State: MROpened}},
+		"not":      {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, Not: IssuableNot{Labels: []string{"x"}}}},
+		"draft":    {IssuableFilter: base, Draft: &draft},
+		"reviewer": {IssuableFilter: base, NotReviewer: UserMatch{Kind: FilterAny}},
+	} {
+		if w := d.MergeRequestWalk(f); w.Match == nil {
+			t.Errorf("%s: no filter in the walk", name)
+		}
+	}
+	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: IssuableFilter{ProjectID: p.ID}}); w.Match == nil {
+		t.Error("an anonymous caller of a private project reads through the filter")
+	}
+	if w := d.IssueWalk(IssueFilter{IssuableFilter: base, Confidential: &draft}); w.Match == nil {
+		t.Error("issues: confidential is a filter")
+	}
+}
