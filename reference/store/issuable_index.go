@@ -9,7 +9,9 @@ import (
 // readCache (index.go) does for users and projects, so a list page in the
 // default or a declared order costs what the page holds (issue 21): the
 // merge requests of a project or of every project, and the issues of a
-// project, ascending by created_at or updated_at with ties by id. Readers
+// project, ascending by created_at or updated_at with ties by id, all of
+// them or those in one state (the filter clients send most: Renovate's and
+// the CLIs' state=opened). Readers
 // hold only the store's shared lock, so it has a lock of its own; it is used
 // only while Data.cached is set (Store.Write drops it and never reads it
 // inside a write), and Data used without a Store sorts afresh every time.
@@ -20,7 +22,8 @@ type issuableIndex struct {
 }
 
 type issuableOrderKey struct {
-	project int // 0: every project
+	project int    // 0: every project
+	state   string // "": every state
 	field   string
 }
 
@@ -43,15 +46,20 @@ func indexedOrder(orderBy string) (string, bool) {
 	return "", false
 }
 
-// kept returns the ordering under k from m, computing it with sorted the
-// first time while d.cached; nil when the index does not keep orderBy.
-func kept[T any](d *Data, m *map[issuableOrderKey][]T, project int, orderBy string, pool func() []T, cmp func(a, b T, field string) int) []T {
+// kept returns the ordering of project's records in state from m,
+// computing it from pool the first time while d.cached; nil when the index
+// does not keep orderBy.
+func kept[T any](d *Data, m *map[issuableOrderKey][]T, project int, state, orderBy string, pool func() []T,
+	stateOf func(T) string, cmp func(a, b T, field string) int) []T {
 	field, ok := indexedOrder(orderBy)
 	if !ok {
 		return nil
 	}
 	sorted := func() []T {
 		out := slices.Clone(pool())
+		if state != "" {
+			out = slices.DeleteFunc(out, func(it T) bool { return stateOf(it) != state })
+		}
 		by := func(a, b T) int { return cmp(a, b, field) }
 		// Records are kept in creation order, already the created_at
 		// order: checking costs n comparisons, sorting n log n.
@@ -67,7 +75,7 @@ func kept[T any](d *Data, m *map[issuableOrderKey][]T, project int, orderBy stri
 		return sorted()
 	}
 	x := &d.issuables
-	k := issuableOrderKey{project, field}
+	k := issuableOrderKey{project, state, field}
 	x.mu.Lock()
 	v, ok := (*m)[k]
 	x.mu.Unlock()
@@ -87,21 +95,24 @@ func kept[T any](d *Data, m *map[issuableOrderKey][]T, project int, orderBy stri
 }
 
 // mergeRequestsOrdered returns the merge requests of project (every
-// project's for 0) ascending by orderBy, or nil when the index does not
-// keep that order. Callers must not change the slice.
-func (d *Data) mergeRequestsOrdered(project int, orderBy string) []*MergeRequest {
+// project's for 0) in state (every state for "") ascending by orderBy, or
+// nil when the index does not keep that order. Callers must not change the
+// slice.
+func (d *Data) mergeRequestsOrdered(project int, state, orderBy string) []*MergeRequest {
 	pool := func() []*MergeRequest {
 		if project != 0 {
 			return d.projectMRs[project]
 		}
 		return d.allMRs
 	}
-	return kept(d, &d.issuables.mrs, project, orderBy, pool, compareMRs)
+	stateOf := func(mr *MergeRequest) string { return mr.State }
+	return kept(d, &d.issuables.mrs, project, state, orderBy, pool, stateOf, compareMRs)
 }
 
-// issuesOrdered returns the issues of project ascending by orderBy, or nil
-// when the index does not keep that order. Callers must not change the slice.
-func (d *Data) issuesOrdered(project int, orderBy string) []*Issue {
+// issuesOrdered returns the issues of project in state (every state for "")
+// ascending by orderBy, or nil when the index does not keep that order.
+// Callers must not change the slice.
+func (d *Data) issuesOrdered(project int, state, orderBy string) []*Issue {
 	pool := func() []*Issue {
 		var out []*Issue
 		for _, i := range d.issues {
@@ -115,5 +126,6 @@ func (d *Data) issuesOrdered(project int, orderBy string) []*Issue {
 		c, _ := compareIssuables(a.issuable(), b.issuable(), field)
 		return c
 	}
-	return kept(d, &d.issuables.issues, project, orderBy, pool, cmp)
+	stateOf := func(i *Issue) string { return i.State }
+	return kept(d, &d.issuables.issues, project, state, orderBy, pool, stateOf, cmp)
 }

@@ -50,19 +50,26 @@ func TestIssuableOrderingsFollowWrites(t *testing.T) {
 	}
 }
 
-// TestIssuableWalkMatchesOnlyWhenFiltered: an unfiltered list hands the
-// page a walk without a filter (so it reads only its own records); any
-// attribute, the list's own ones too, brings the filter back.
+// TestIssuableWalkMatchesOnlyWhenFiltered: an unfiltered list, or one
+// filtered by state alone, hands the page a walk without a filter (so it
+// reads only its own records); any other attribute, the list's own ones too,
+// brings the filter back.
 func TestIssuableWalkMatchesOnlyWhenFiltered(t *testing.T) {
 	d, p, author, _ := mrFixture(t)
 	newMR(t, d, p, author, "a", MRFields{})
+	newMR(t, d, p, author, "b", MRFields{}).State = MRClosed
 	base := IssuableFilter{Caller: author, ProjectID: p.ID, Scope: "all", State: "all", OrderBy: "created_at", Sort: "desc"}
-	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: base}); w.Match != nil || w.N != 1 {
+	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: base}); w.Match != nil || w.N != 2 {
 		t.Fatalf("unfiltered: match set or %d records", w.N)
+	}
+	closed := base
+	closed.State = MRClosed
+	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: closed}); w.Match != nil || w.N != 1 || w.At(0).SourceBranch != "b" {
+		t.Fatalf("state=closed: match set or %d records", w.N)
 	}
 	draft := true
 	for name, f := range map[string]MRFilter{
-		"state":    {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, State: MROpened}},
+		"scope":    {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, Scope: "created_by_me"}},
 		"not":      {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, Not: IssuableNot{Labels: []string{"x"}}}},
 		"draft":    {IssuableFilter: base, Draft: &draft},
 		"reviewer": {IssuableFilter: base, NotReviewer: UserMatch{Kind: FilterAny}},

@@ -95,6 +95,17 @@ func (f *IssuableFilter) selectsAll() bool {
 	return reflect.ValueOf(rest).IsZero()
 }
 
+// byState splits f for a walk over the ordering of one state: the state
+// ("" for all) and the filter left once the ordering has applied it.
+func (f IssuableFilter) byState() (string, IssuableFilter) {
+	state := f.State
+	if state == "all" {
+		state = ""
+	}
+	f.State = ""
+	return state, f
+}
+
 // matchIssuable applies the shared attributes to one record.
 func (d *Data) matchIssuable(f *IssuableFilter, it issuable) bool {
 	caller := f.Caller

@@ -68,10 +68,15 @@ func (d *Data) IssueWalk(f IssueFilter) Walk[*Issue] {
 		return Walk[*Issue]{At: func(int) *Issue { return nil }}
 	}
 	match := func(i *Issue) bool { return d.CanReadIssue(f.Caller, p, i) && d.matchIssue(&f, i) }
-	if f.selectsAll() && d.readsEveryIssue(f.Caller, p) {
+	// The ordering walked holds one state's issues (or all): with no other
+	// attribute, every one it holds is on the list.
+	state, shared := f.byState()
+	rest := f
+	rest.IssuableFilter = shared
+	if rest.selectsAll() && d.readsEveryIssue(f.Caller, p) {
 		match = nil
 	}
-	if sorted := d.issuesOrdered(p.ID, f.OrderBy); sorted != nil {
+	if sorted := d.issuesOrdered(p.ID, state, f.OrderBy); sorted != nil {
 		return walkOf(sorted, f.Sort, match)
 	}
 	var out []*Issue

@@ -56,10 +56,15 @@ func (d *Data) MergeRequestWalk(f MRFilter) Walk[*MergeRequest] {
 		return ok
 	}
 	match := func(mr *MergeRequest) bool { return canRead(mr.ProjectID) && d.matchMR(&f, mr) }
-	if f.selectsAll() && d.readsEveryMR(f, canRead) {
+	// The ordering walked holds one state's merge requests (or all): with
+	// no other attribute, every one it holds is on the list.
+	state, shared := f.byState()
+	rest := f
+	rest.IssuableFilter = shared
+	if rest.selectsAll() && d.readsEveryMR(f, canRead) {
 		match = nil
 	}
-	if sorted := d.mergeRequestsOrdered(f.ProjectID, f.OrderBy); sorted != nil {
+	if sorted := d.mergeRequestsOrdered(f.ProjectID, state, f.OrderBy); sorted != nil {
 		return walkOf(sorted, f.Sort, match)
 	}
 	var pool []*MergeRequest
