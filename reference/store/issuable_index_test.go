@@ -67,6 +67,21 @@ func TestIssuableWalkMatchesOnlyWhenFiltered(t *testing.T) {
 	if w := d.MergeRequestWalk(MRFilter{IssuableFilter: closed}); w.Match != nil || w.N != 1 || w.At(0).SourceBranch != "b" {
 		t.Fatalf("state=closed: match set or %d records", w.N)
 	}
+	// An order the index does not keep filters by state itself.
+	closed.OrderBy = "title"
+	if got := d.FindMergeRequests(MRFilter{IssuableFilter: closed}); len(got) != 1 || got[0].SourceBranch != "b" {
+		t.Fatalf("state=closed by title: %d merge requests", len(got))
+	}
+	i := d.CreateIssue(p, author, "closed", "", false)
+	i.State = "closed"
+	d.CreateIssue(p, author, "open", "", false)
+	for _, orderBy := range []string{"created_at", "title", "due_date"} {
+		f := IssueFilter{IssuableFilter: closed}
+		f.OrderBy = orderBy
+		if got := d.FindIssues(f); len(got) != 1 || got[0] != i {
+			t.Fatalf("issues state=closed by %s: %d issues", orderBy, len(got))
+		}
+	}
 	draft := true
 	for name, f := range map[string]MRFilter{
 		"scope":    {IssuableFilter: IssuableFilter{Caller: author, ProjectID: p.ID, Scope: "created_by_me"}},

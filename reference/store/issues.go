@@ -68,20 +68,20 @@ func (d *Data) IssueWalk(f IssueFilter) Walk[*Issue] {
 		return Walk[*Issue]{At: func(int) *Issue { return nil }}
 	}
 	match := func(i *Issue) bool { return d.CanReadIssue(f.Caller, p, i) && d.matchIssue(&f, i) }
-	// The ordering walked holds one state's issues (or all): with no other
-	// attribute, every one it holds is on the list.
 	state, shared := f.byState()
-	rest := f
-	rest.IssuableFilter = shared
-	if rest.selectsAll() && d.readsEveryIssue(f.Caller, p) {
-		match = nil
-	}
 	if sorted := d.issuesOrdered(p.ID, state, f.OrderBy); sorted != nil {
+		// The ordering holds one state's issues (or all): with no other
+		// attribute, every one it holds is on the list.
+		rest := f
+		rest.IssuableFilter = shared
+		if rest.selectsAll() && d.readsEveryIssue(f.Caller, p) {
+			return walkOf(sorted, f.Sort, nil)
+		}
 		return walkOf(sorted, f.Sort, match)
 	}
 	var out []*Issue
 	for _, i := range d.issues {
-		if i.ProjectID == p.ID && (match == nil || match(i)) {
+		if i.ProjectID == p.ID && match(i) {
 			out = append(out, i)
 		}
 	}

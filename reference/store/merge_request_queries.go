@@ -56,15 +56,15 @@ func (d *Data) MergeRequestWalk(f MRFilter) Walk[*MergeRequest] {
 		return ok
 	}
 	match := func(mr *MergeRequest) bool { return canRead(mr.ProjectID) && d.matchMR(&f, mr) }
-	// The ordering walked holds one state's merge requests (or all): with
-	// no other attribute, every one it holds is on the list.
 	state, shared := f.byState()
-	rest := f
-	rest.IssuableFilter = shared
-	if rest.selectsAll() && d.readsEveryMR(f, canRead) {
-		match = nil
-	}
 	if sorted := d.mergeRequestsOrdered(f.ProjectID, state, f.OrderBy); sorted != nil {
+		// The ordering holds one state's merge requests (or all): with no
+		// other attribute, every one it holds is on the list.
+		rest := f
+		rest.IssuableFilter = shared
+		if rest.selectsAll() && d.readsEveryMR(f, canRead) {
+			return walkOf(sorted, f.Sort, nil)
+		}
 		return walkOf(sorted, f.Sort, match)
 	}
 	var pool []*MergeRequest
@@ -75,7 +75,7 @@ func (d *Data) MergeRequestWalk(f MRFilter) Walk[*MergeRequest] {
 	}
 	var out []*MergeRequest
 	for _, mr := range pool {
-		if match == nil || match(mr) {
+		if match(mr) {
 			out = append(out, mr)
 		}
 	}
