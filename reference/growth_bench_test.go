@@ -80,6 +80,7 @@ func BenchmarkListGrowth(b *testing.B) {
 		last[i] = fmt.Sprintf("%s&page=%d", t, growthProjects[i]/20)
 	}
 	b.Run("group-projects/offset-last", func(b *testing.B) { growth(b, groups, last, growthProjects) })
+	issuableGrowth(b) // growth_issuable_bench_test.go
 }
 
 // growth sends targets[i] to insts[i] for every i in turn, b.N rounds, and

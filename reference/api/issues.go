@@ -20,6 +20,24 @@ import (
 var issueUpdateParams = []string{"assignee_id", "assignee_ids", "confidential", "description", "discussion_locked",
 	"due_date", "labels", "add_labels", "remove_labels", "milestone_id", "state_event", "title"}
 
+// issueList is how the issue list takes the issuable attributes
+// (issues_params, negatable_issue_filter_params): scope in either spelling
+// and every scope by default, opened and closed, iids[], assignee_username[],
+// milestone_id's wildcards, in, any order_by; not[...] adds milestone_id and
+// iids.
+var issueList = issuableList{
+	scopes: []string{"created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all"},
+	states: []string{"opened", "closed", "all"},
+	exclusive: [][2]string{{"author_id", "author_username"}, {"assignee_id", "assignee_username"},
+		{"milestone_id", "milestone"}},
+	iids: true, milestoneID: true, assigneeName: true, in: true,
+	not: issuableNotList{
+		exclusive: [][2]string{{"author_id", "author_username"}, {"assignee_id", "assignee_username"},
+			{"milestone_id", "milestone"}},
+		milestoneID: true, iids: true,
+	},
+}
+
 // listIssues implements GET /projects/:id/issues (provisioning; rules
 // issues.list.*): the project's issues the caller may read, every scope
 // unless scope says otherwise, newest first.
@@ -39,9 +57,8 @@ func (s *Server) listIssues(c *Ctx) error {
 			return err
 		}
 		f.ProjectID, f.Today = p.ID, d.Now()
-		items := d.FindIssues(f)
 		v := c.view(d)
-		page, err = Paginate(c, items, nil, func(i *store.Issue) IssueListJSON { return v.issueListed(i, details) })
+		page, err = pageWalk(c, d.IssueWalk(f), func(i *store.Issue) IssueListJSON { return v.issueListed(i, details) })
 		return err
 	})
 	if err != nil {
@@ -71,123 +88,19 @@ func (v *view) issueListed(i *store.Issue, details bool) IssueListJSON {
 }
 
 // readIssueFilter reads the list's filters as the platform's issues_params
-// declare them.
+// declare them: the issuable ones, then the issues' own.
 func (c *Ctx) readIssueFilter() (store.IssueFilter, error) {
+	shared, err := c.readIssuable(issueList)
+	if err != nil {
+		return store.IssueFilter{}, err
+	}
 	in := c.In()
-	f := store.IssueFilter{Caller: c.Caller}
-	for _, pair := range [][2]string{{"author_id", "author_username"}, {"assignee_id", "assignee_username"}, {"milestone_id", "milestone"}} {
-		if c.P.Has(pair[0]) && c.P.Has(pair[1]) {
-			return f, mutuallyExclusive(pair[0], pair[1])
-		}
-	}
-	// The finder takes either spelling (`args[:scope].underscore`).
-	if sc := in.Enum("scope", "created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all"); sc != nil {
-		f.Scope = strings.ReplaceAll(*sc, "-", "_")
-	}
-	f.State = deref(in.Enum("state", "opened", "closed", "all"), "all")
-	if c.P.Has("iids") {
-		f.IIDs = in.Ints("iids")
-	}
-	var err error
-	if f.Author, err = userMatch(c, "author_id", "author_username", false); err != nil {
-		return f, err
-	}
-	if f.Assignee, err = userMatch(c, "assignee_id", "", true); err != nil {
-		return f, err
-	}
-	if c.P.Has("assignee_username") {
-		f.AssigneeUsername = in.Strings("assignee_username")
-	}
+	f := store.IssueFilter{IssuableFilter: shared}
 	f.ClosedByID = in.Int("closed_by_id")
-	if c.P.Has("labels") {
-		f.Labels = in.Strings("labels")
-	}
-	f.Milestone = in.String("milestone")
-	if m := in.Enum("milestone_id", "Any", "None", "Upcoming", "Started"); m != nil {
-		f.MilestoneID = m
-	}
-	f.MyReactionEmoji = in.String("my_reaction_emoji")
 	f.Confidential = in.Bool("confidential")
 	f.IssueType = in.String("issue_type")
 	f.DueDate = in.String("due_date")
-	f.CreatedAfter, f.CreatedBefore = in.Time("created_after"), in.Time("created_before")
-	f.UpdatedAfter, f.UpdatedBefore = in.Time("updated_after"), in.Time("updated_before")
-	f.Search = in.String("search")
-	if where := in.String("in"); where != nil {
-		for _, w := range strings.Split(*where, ",") {
-			switch strings.TrimSpace(w) {
-			case "title":
-				f.InTitle = true
-			case "description":
-				f.InDescription = true
-			default:
-				return f, invalidParam("in")
-			}
-		}
-	}
-	f.OrderBy = deref(in.String("order_by"), "created_at")
-	f.Sort = deref(in.Enum("sort", "asc", "desc"), "desc")
-	if err := in.Err(); err != nil {
-		return f, err
-	}
-	if f.Not, err = readIssueNot(c); err != nil {
-		return f, err
-	}
-	return f, nil
-}
-
-// readIssueNot reads not[...] as the platform's negatable_issue_filter_params
-// declare it: labels, milestone, milestone_id, iids, author and assignee.
-func readIssueNot(c *Ctx) (store.IssueNot, error) {
-	var n store.IssueNot
-	sub, err := notHash(c)
-	if sub == nil || err != nil {
-		return n, err
-	}
-	in := sub.Read()
-	for _, pair := range [][2]string{{"author_id", "author_username"}, {"assignee_id", "assignee_username"}, {"milestone_id", "milestone"}} {
-		if sub.Has(pair[0]) && sub.Has(pair[1]) {
-			return n, mutuallyExclusive("not["+pair[0]+"]", "not["+pair[1]+"]")
-		}
-	}
-	if sub.Has("labels") {
-		n.Labels = in.Strings("labels")
-	}
-	n.Milestone = in.String("milestone")
-	n.MilestoneID = in.Enum("milestone_id", "Any", "None", "Upcoming", "Started")
-	if sub.Has("iids") {
-		n.IIDs = in.Ints("iids")
-	}
-	if sub.Has("assignee_username") {
-		n.AssigneeUsername = in.Strings("assignee_username")
-	}
-	if err := in.Err(); err != nil {
-		return n, invalidParam("not")
-	}
-	// In not[...] the platform declares author_id and assignee_id Integer:
-	// no None or Any there.
-	read := func(key string, username bool) (store.UserMatch, error) {
-		if !sub.Has(key) {
-			return store.UserMatch{}, nil
-		}
-		raw := in.StringOr(key, "")
-		if in.Err() != nil {
-			return store.UserMatch{}, invalidParam("not")
-		}
-		return parseUserMatch("not["+key+"]", raw, false, username)
-	}
-	if n.Author, err = read("author_id", false); err != nil {
-		return n, err
-	}
-	if !n.Author.Set() {
-		if n.Author, err = read("author_username", true); err != nil {
-			return n, err
-		}
-	}
-	if n.Assignee, err = read("assignee_id", false); err != nil {
-		return n, err
-	}
-	return n, nil
+	return f, in.Err()
 }
 
 // updateIssue implements PUT /projects/:id/issues/:issue_iid (provisioning;

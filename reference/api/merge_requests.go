@@ -3,11 +3,11 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/v4cert/v4cert/reference/access"
-	"github.com/v4cert/v4cert/reference/params"
 	"github.com/v4cert/v4cert/reference/store"
 	"github.com/v4cert/v4cert/reference/workflow/mergerequests"
 	"github.com/v4cert/v4cert/reference/workflow/repository"
@@ -427,45 +427,54 @@ func (s *Server) mergeMergeRequest(c *Ctx) error {
 	return c.JSON(http.StatusOK, body)
 }
 
-// readMRFilter reads the list attributes (Endpoints, Merge requests) shared by
-// both lists; global selects the global list's own (in, deployed_*, merged_at)
-// and the project list's (iids[]).
+// mergeRequestList is how the project's merge request list takes the
+// issuable attributes (Endpoints, Merge requests): every scope by default
+// (reviews_for_me among them), the states locked and merged too, iids[],
+// order_by among created_at, title and updated_at; not[...] adds
+// my_reaction_emoji and takes None / Any for assignee_id.
+var mergeRequestList = issuableList{
+	scopes:       []string{"created_by_me", "assigned_to_me", "reviews_for_me", "all"},
+	defaultScope: "all",
+	states:       []string{"all", "opened", "closed", "locked", "merged"},
+	exclusive: [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"},
+		{"merge_user_id", "merge_user_username"}},
+	iids:   true,
+	orders: []string{"created_at", "title", "updated_at"},
+	not: issuableNotList{
+		exclusive: [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"}},
+		reaction:  true, assigneePredefined: true,
+	},
+}
+
+// globalMergeRequestList is GET /merge_requests's: created_by_me by
+// default, no iids[], in for search, and merged_at among the orders.
+var globalMergeRequestList = func() issuableList {
+	l := mergeRequestList
+	l.defaultScope, l.iids, l.in = "created_by_me", false, true
+	l.orders = append(slices.Clone(l.orders), "merged_at")
+	return l
+}()
+
+// readMRFilter reads the list attributes (Endpoints, Merge requests): the
+// issuable ones as the list declares them, then the merge requests' own;
+// global reads the global list's (deployed_*).
 func (c *Ctx) readMRFilter(global bool) (store.MRFilter, error) {
+	l := mergeRequestList
+	if global {
+		l = globalMergeRequestList
+	}
+	shared, err := c.readIssuable(l)
+	if err != nil {
+		return store.MRFilter{}, err
+	}
 	in := c.In()
-	f := store.MRFilter{Caller: c.Caller}
-	for _, pair := range [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"},
-		{"merge_user_id", "merge_user_username"}} {
-		if c.P.Has(pair[0]) && c.P.Has(pair[1]) {
-			return f, mutuallyExclusive(pair[0], pair[1])
-		}
-	}
-	scopes := []string{"created_by_me", "assigned_to_me", "reviews_for_me", "all"}
-	f.Scope = deref(in.Enum("scope", scopes...), "all")
-	if global && !c.P.Has("scope") {
-		f.Scope = "created_by_me"
-	}
-	f.State = deref(in.Enum("state", "all", "opened", "closed", "locked", "merged"), "all")
-	if !global && c.P.Has("iids") {
-		f.IIDs = in.Ints("iids")
-	}
-	var err error
-	if f.Author, err = userMatch(c, "author_id", "author_username", false); err != nil {
-		return f, err
-	}
-	if f.Assignee, err = userMatch(c, "assignee_id", "", true); err != nil {
-		return f, err
-	}
+	f := store.MRFilter{IssuableFilter: shared}
 	if f.Reviewer, err = userMatch(c, "reviewer_id", "reviewer_username", true); err != nil {
 		return f, err
 	}
 	if f.MergeUser, err = userMatch(c, "merge_user_id", "merge_user_username", false); err != nil {
 		return f, err
 	}
-	f.Milestone = in.String("milestone")
-	if c.P.Has("labels") {
-		f.Labels = in.Strings("labels")
-	}
-	f.MyReactionEmoji = in.String("my_reaction_emoji")
 	if f.ApprovedBy, err = idsMatch(c, "approved_by_ids"); err != nil {
 		return f, err
 	}
@@ -476,25 +485,10 @@ func (c *Ctx) readMRFilter(global bool) (store.MRFilter, error) {
 		yes := *a == "yes"
 		f.Approved = &yes
 	}
-	f.CreatedAfter, f.CreatedBefore = in.Time("created_after"), in.Time("created_before")
-	f.UpdatedAfter, f.UpdatedBefore = in.Time("updated_after"), in.Time("updated_before")
 	f.Environment = in.String("environment")
 	if global {
 		f.DeployedAfter, f.DeployedBefore = in.Time("deployed_after"), in.Time("deployed_before")
-		if where := in.String("in"); where != nil {
-			for _, w := range strings.Split(*where, ",") {
-				switch strings.TrimSpace(w) {
-				case "title":
-					f.InTitle = true
-				case "description":
-					f.InDesc = true
-				default:
-					return f, invalidParam("in")
-				}
-			}
-		}
 	}
-	f.Search = in.String("search")
 	f.SourceBranch, f.TargetBranch = in.String("source_branch"), in.String("target_branch")
 	if w := in.Enum("wip", "yes", "no"); w != nil {
 		yes := *w == "yes"
@@ -503,50 +497,16 @@ func (c *Ctx) readMRFilter(global bool) (store.MRFilter, error) {
 	if f.Draft == nil {
 		f.Draft = in.Bool("draft")
 	}
-	orders := []string{"created_at", "title", "updated_at"}
-	if global {
-		orders = append(orders, "merged_at")
-	}
-	f.OrderBy = deref(in.Enum("order_by", orders...), "created_at")
-	f.Sort = deref(in.Enum("sort", "asc", "desc"), "desc")
 	if err := in.Err(); err != nil {
 		return f, err
 	}
-	if f.Not, err = readMRNot(c); err != nil {
+	// not[reviewer_id] and not[reviewer_username], with None / Any.
+	if na, err := notAttrs(c); err != nil || na == nil {
+		return f, err
+	} else if f.NotReviewer, err = na.user("reviewer_id", "reviewer_username", true); err != nil {
 		return f, err
 	}
 	return f, nil
-}
-
-// userMatch reads a user-valued filter given by id (or None/Any when
-// predefined is allowed) or by username.
-func userMatch(c *Ctx, idName, usernameName string, predefined bool) (store.UserMatch, error) {
-	if c.P.Has(idName) {
-		raw := c.In().StringOr(idName, "")
-		return parseUserMatch(idName, raw, predefined, false)
-	}
-	if usernameName != "" && c.P.Has(usernameName) {
-		raw := c.In().StringOr(usernameName, "")
-		return parseUserMatch(usernameName, raw, predefined, true)
-	}
-	return store.UserMatch{}, c.In().Err()
-}
-
-func parseUserMatch(name, raw string, predefined, username bool) (store.UserMatch, error) {
-	if k, ok := store.Predefined(raw); ok {
-		if !predefined {
-			return store.UserMatch{}, invalidParam(name)
-		}
-		return store.UserMatch{Kind: k}, nil
-	}
-	if username {
-		return store.UserMatch{Kind: "username", Username: raw}, nil
-	}
-	id, err := strconv.Atoi(strings.TrimSpace(raw))
-	if err != nil {
-		return store.UserMatch{}, invalidParam(name)
-	}
-	return store.UserMatch{Kind: "id", ID: id}, nil
 }
 
 // maxApprovedBy is the Limits section's cap: approved_by_ids accepts up to 5 users.
@@ -570,81 +530,6 @@ func idsMatch(c *Ctx, name string) (*store.IDsMatch, error) {
 		return nil, invalidParam(name)
 	}
 	return &store.IDsMatch{Kind: "ids", IDs: ids}, nil
-}
-
-// notHash is the not[...] hash of the issuable lists as parameters of their
-// own (nil when the request sends none), so the negations bind like the
-// filters they negate; a not that is no hash is invalid.
-func notHash(c *Ctx) (*params.Values, error) {
-	if !c.P.Has("not") {
-		return nil, nil
-	}
-	raw, ok := c.P.Raw("not").(map[string]any)
-	if !ok {
-		return nil, invalidParam("not")
-	}
-	sub, _ := params.FromQuery("") // an empty tree to hold the hash's entries
-	for k, v := range raw {
-		sub.Set(k, v)
-	}
-	return sub, nil
-}
-
-// readMRNot reads not[...]: the negations of labels, milestone, author,
-// assignee, reviewer and my reaction.
-func readMRNot(c *Ctx) (store.MRNot, error) {
-	var n store.MRNot
-	sub, err := notHash(c)
-	if sub == nil || err != nil {
-		return n, err
-	}
-	in := sub.Read()
-	for _, pair := range [][2]string{{"author_id", "author_username"}, {"reviewer_id", "reviewer_username"}} {
-		if sub.Has(pair[0]) && sub.Has(pair[1]) {
-			return n, mutuallyExclusive("not["+pair[0]+"]", "not["+pair[1]+"]")
-		}
-	}
-	if sub.Has("labels") {
-		n.Labels = in.Strings("labels")
-	}
-	n.Milestone = in.String("milestone")
-	n.MyReactionEmoji = in.String("my_reaction_emoji")
-	if sub.Has("assignee_username") {
-		n.AssigneeUsername = in.Strings("assignee_username")
-	}
-	if err := in.Err(); err != nil {
-		return n, invalidParam("not")
-	}
-	read := func(key string, predefined, username bool) (store.UserMatch, error) {
-		if !sub.Has(key) {
-			return store.UserMatch{}, nil
-		}
-		raw := in.StringOr(key, "")
-		if in.Err() != nil {
-			return store.UserMatch{}, invalidParam("not")
-		}
-		return parseUserMatch("not["+key+"]", raw, predefined, username)
-	}
-	if n.Author, err = read("author_id", false, false); err != nil {
-		return n, err
-	}
-	if !n.Author.Set() {
-		if n.Author, err = read("author_username", false, true); err != nil {
-			return n, err
-		}
-	}
-	if n.Assignee, err = read("assignee_id", true, false); err != nil {
-		return n, err
-	}
-	if n.Reviewer, err = read("reviewer_id", true, false); err != nil {
-		return n, err
-	}
-	if !n.Reviewer.Set() {
-		if n.Reviewer, err = read("reviewer_username", true, true); err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // listMergeRequests implements GET /merge_requests (rules merge_requests.list.*):
@@ -673,9 +558,12 @@ func (s *Server) listMRs(c *Ctx, global bool) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	var items []*store.MergeRequest
-	var from *store.Project
+	if recheck && !simple {
+		return s.listRechecked(c, f, global, details)
+	}
+	var page *Page
 	err = s.store.Read(func(d *store.Data) error {
+		var from *store.Project
 		if !global {
 			p, err := c.mrProjectOf(d)
 			if err != nil {
@@ -683,23 +571,11 @@ func (s *Server) listMRs(c *Ctx, global bool) error {
 			}
 			f.ProjectID, from = p.ID, p
 		}
-		items = d.FindMergeRequests(f)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if recheck && !simple {
-		return s.listRechecked(c, items, from, details)
-	}
-	var page *Page
-	err = s.store.Read(func(d *store.Data) error {
 		v := c.view(d)
-		var err error
 		if simple {
-			page, err = Paginate(c, items, nil, v.mergeRequestSimple)
+			page, err = pageWalk(c, d.MergeRequestWalk(f), v.mergeRequestSimple)
 		} else {
-			page, err = Paginate(c, items, nil, func(mr *store.MergeRequest) MergeRequestJSON { return v.mergeRequest(mr, from, details) })
+			page, err = pageWalk(c, d.MergeRequestWalk(f), func(mr *store.MergeRequest) MergeRequestJSON { return v.mergeRequest(mr, from, details) })
 		}
 		return err
 	})
@@ -714,7 +590,23 @@ func (s *Server) listMRs(c *Ctx, global bool) error {
 // current heads before they render. A GET changes nothing stored: the fresh
 // check shows in this answer, and the store learns of moved branches when
 // they are written.
-func (s *Server) listRechecked(c *Ctx, items []*store.MergeRequest, from *store.Project, details bool) error {
+func (s *Server) listRechecked(c *Ctx, f store.MRFilter, global, details bool) error {
+	var items []*store.MergeRequest
+	var from *store.Project
+	err := s.store.Read(func(d *store.Data) error {
+		if !global {
+			p, err := c.mrProjectOf(d)
+			if err != nil {
+				return err
+			}
+			f.ProjectID, from = p.ID, p
+		}
+		items = d.FindMergeRequests(f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	page, err := PaginateWindow(c, len(items), func(start, end int) ([]MergeRequestJSON, error) {
 		type snap struct {
 			projectID      int

@@ -1,9 +1,10 @@
-// Starts the v4cert reference as its own process for the tools' tests
-// (reference/clients/renovate, reference/clients/semantic-release), the way a
-// tool's CI job would: `v4cert serve` on a free loopback port with a fixed
-// administrator token, the address read from the banner it prints. No
-// dependency of its own: the tests seed their world through plain fetch, so
-// what the tools send is all that is under test.
+// Starts the v4cert reference as its own process for the Node tests: the
+// tools' (reference/clients/renovate, reference/clients/semantic-release)
+// directly, the JavaScript client's (reference/clients/js/reference.mjs) with
+// gitbeaker on top. It runs the way a tool's CI job would: `v4cert serve` on a
+// free loopback port with a fixed administrator token, the address read from
+// the banner it prints. No dependency of its own: the tools' tests seed their
+// world through plain fetch, so what the tools send is all that is under test.
 //
 // The binary is $V4CERT_BIN when set (the make targets pass bin/v4cert);
 // otherwise it is built from this checkout with `go build` into a temporary
@@ -22,19 +23,21 @@ const listening = /listening on (http:\/\/\S+)/;
 
 export const rootToken = 'glpat-tools-root';
 
-// startReference serves a world with root alone and answers
-// {base, api(method, path, body, token), log(), stop()}; log() is what the
-// server printed (its request log when V4CERT_TOOLS_LOG is set).
-export async function startReference() {
+// startReference serves a world with root alone (--seed none) and answers
+// {base, token, api(method, path, body, token), ok(...), log(), stop()}; log()
+// is what the server printed (its request log when the log variable is set).
+// Options: token (the administrator's), logVar (the environment variable that
+// turns the request log on), tmpPrefix (the build directory's name).
+export async function startReference({ token = rootToken, logVar = 'V4CERT_TOOLS_LOG', tmpPrefix = 'v4cert-tools-' } = {}) {
   let bin = process.env.V4CERT_BIN;
   let built;
   if (!bin) {
-    built = mkdtempSync(join(tmpdir(), 'v4cert-tools-'));
+    built = mkdtempSync(join(tmpdir(), tmpPrefix));
     bin = join(built, 'v4cert');
     execFileSync('go', ['build', '-o', bin, './cmd/v4cert'], { cwd: repoRoot, stdio: 'inherit' });
   }
-  const args = ['serve', '--addr', '127.0.0.1:0', '--seed', 'none', '--root-token', rootToken];
-  const verbose = !!process.env.V4CERT_TOOLS_LOG;
+  const args = ['serve', '--addr', '127.0.0.1:0', '--seed', 'none', '--root-token', token];
+  const verbose = !!process.env[logVar];
   if (verbose) args.push('--log', 'requests');
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', verbose ? 'inherit' : 'pipe'] });
   let output = '';
@@ -56,10 +59,10 @@ export async function startReference() {
 
   // api sends one request to /api/v4 and answers {status, body, headers};
   // a status other than 2xx is the caller's to judge.
-  async function api(method, path, body, token = rootToken) {
+  async function api(method, path, body, as = token) {
     const res = await fetch(`${base}/api/v4${path}`, {
       method,
-      headers: { 'PRIVATE-TOKEN': token, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      headers: { 'PRIVATE-TOKEN': as, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
@@ -70,6 +73,7 @@ export async function startReference() {
 
   return {
     base,
+    token,
     api,
     // ok is api that fails on anything but 2xx, for seeding.
     async ok(method, path, body, token) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -14,47 +15,16 @@ import (
 // lib/api/helpers/issues_helpers.rb; read at pavankalisetti009/gitlab
 // @041340ff and skratsch-solutions/gitlabhq @48f07af6).
 
-// IssueNot holds the not[...] negations of the issue list.
-type IssueNot struct {
-	Labels           []string
-	Milestone        *string
-	MilestoneID      *string // a wildcard: any, none, upcoming, started
-	IIDs             []int
-	Author           UserMatch
-	Assignee         UserMatch
-	AssigneeUsername []string
-}
-
-// IssueFilter is every attribute of GET /projects/:id/issues. Nil and zero
+// IssueFilter is every attribute of GET /projects/:id/issues: the
+// issuable attributes (issuable_list.go) and the issues' own. Nil and zero
 // values filter nothing.
 type IssueFilter struct {
-	Caller    *User
-	ProjectID int
-	Scope     string // created_by_me, assigned_to_me, all
-	State     string // opened, closed, all
-	IIDs      []int
+	IssuableFilter // scope: created_by_me, assigned_to_me, all; state: opened, closed, all
 
-	Author, Assignee UserMatch
-	AssigneeUsername []string // every one of them is an assignee
-	ClosedByID       *int
-
-	Labels          []string
-	Milestone       *string
-	MilestoneID     *string // any, none, upcoming, started
-	MyReactionEmoji *string
-	Confidential    *bool
-	IssueType       *string
-	DueDate         *string // 0, any, today, tomorrow, overdue, week, month, next_month_and_previous_two_weeks
-
-	CreatedAfter, CreatedBefore *time.Time
-	UpdatedAfter, UpdatedBefore *time.Time
-
-	Search        *string
-	InTitle       bool // where search looks; both when neither is set
-	InDescription bool
-	Not           IssueNot
-	OrderBy, Sort string
-	Today         time.Time // the date due_date and milestone wildcards compare with
+	ClosedByID   *int
+	Confidential *bool
+	IssueType    *string
+	DueDate      *string // 0, any, today, tomorrow, overdue, week, month, next_month_and_previous_two_weeks
 }
 
 // CanReadIssue applies an issue's confidentiality inside a project the user
@@ -87,60 +57,59 @@ func (d *Data) CanUpdateIssue(u *User, p *Project, i *Issue) bool {
 
 // FindIssues lists the issues of f.ProjectID that f selects and its caller
 // may read, in f's order (ties broken by id).
-func (d *Data) FindIssues(f IssueFilter) []*Issue {
+func (d *Data) FindIssues(f IssueFilter) []*Issue { return d.IssueWalk(f).All() }
+
+// IssueWalk is the list f asks for as a walk: created_at and updated_at
+// from the ordering kept between writes (issuable_index.go), filtered as the
+// page is gathered; the other orders sorted per request.
+func (d *Data) IssueWalk(f IssueFilter) Walk[*Issue] {
 	p := d.projects[f.ProjectID]
 	if p == nil {
-		return nil
+		return Walk[*Issue]{At: func(int) *Issue { return nil }}
+	}
+	match := func(i *Issue) bool { return d.CanReadIssue(f.Caller, p, i) && d.matchIssue(&f, i) }
+	state, shared := f.byState()
+	if sorted := d.issuesOrdered(p.ID, state, f.OrderBy); sorted != nil {
+		// The ordering holds one state's issues (or all): with no other
+		// attribute, every one it holds is on the list.
+		rest := f
+		rest.IssuableFilter = shared
+		if rest.selectsAll() && d.readsEveryIssue(f.Caller, p) {
+			return walkOf(sorted, f.Sort, nil)
+		}
+		return walkOf(sorted, f.Sort, match)
 	}
 	var out []*Issue
 	for _, i := range d.issues {
-		if i.ProjectID == p.ID && d.CanReadIssue(f.Caller, p, i) && d.matchIssue(f, i) {
+		if i.ProjectID == p.ID && match(i) {
 			out = append(out, i)
 		}
 	}
 	d.sortIssues(out, f.OrderBy, f.Sort)
-	return out
+	return walkOf(out, "asc", nil) // already in the order asked
 }
 
-func (d *Data) matchIssue(f IssueFilter, i *Issue) bool {
-	caller := f.Caller
-	switch f.Scope {
-	case "created_by_me":
-		if caller == nil || i.AuthorID != caller.ID {
-			return false
-		}
-	case "assigned_to_me":
-		if caller == nil || !slices.Contains(i.AssigneeIDs, caller.ID) {
-			return false
-		}
-	}
-	if f.State != "" && f.State != "all" && i.State != f.State {
+// selectsAll: no attribute beyond the shared ones' all.
+func (f *IssueFilter) selectsAll() bool {
+	rest := *f
+	rest.IssuableFilter = IssuableFilter{}
+	return f.IssuableFilter.selectsAll() && reflect.ValueOf(rest).IsZero()
+}
+
+// readsEveryIssue reports whether u may read every issue of p, the
+// confidential ones too (CanReadIssue without an issue to look at).
+func (d *Data) readsEveryIssue(u *User, p *Project) bool {
+	if !p.IssuesEnabled || !d.CanSeeProject(u, p) || u == nil {
 		return false
 	}
-	if f.IIDs != nil && !slices.Contains(f.IIDs, i.IID) {
+	return u.Admin || d.ProjectAccess(u, p) >= access.Reporter
+}
+
+func (d *Data) matchIssue(f *IssueFilter, i *Issue) bool {
+	if !d.matchIssuable(&f.IssuableFilter, i.issuable()) {
 		return false
-	}
-	if !d.matchUsers(f.Author, []int{i.AuthorID}) || !d.matchUsers(f.Assignee, i.AssigneeIDs) {
-		return false
-	}
-	for _, name := range f.AssigneeUsername {
-		if !d.matchUsers(UserMatch{Kind: "username", Username: name}, i.AssigneeIDs) {
-			return false
-		}
 	}
 	if f.ClosedByID != nil && i.ClosedByID != *f.ClosedByID {
-		return false
-	}
-	if f.Labels != nil && !d.labelsMatch(i.ProjectID, i.LabelIDs, f.Labels) {
-		return false
-	}
-	if f.Milestone != nil && !d.milestoneMatch(i.ProjectID, i.MilestoneID, *f.Milestone) {
-		return false
-	}
-	if f.MilestoneID != nil && !d.milestoneWildcard(i, *f.MilestoneID, f.Today) {
-		return false
-	}
-	if f.MyReactionEmoji != nil && caller != nil && !d.reacted(Awardable{AwardableIssue, i.ID}, caller, *f.MyReactionEmoji) {
 		return false
 	}
 	if f.Confidential != nil && i.Confidential != *f.Confidential {
@@ -150,71 +119,7 @@ func (d *Data) matchIssue(f IssueFilter, i *Issue) bool {
 	if f.IssueType != nil && *f.IssueType != "issue" {
 		return false
 	}
-	if f.DueDate != nil && !dueDateMatch(i.DueDate, *f.DueDate, f.Today) {
-		return false
-	}
-	if !inRange(i.CreatedAt, f.CreatedAfter, f.CreatedBefore) || !inRange(i.UpdatedAt, f.UpdatedAfter, f.UpdatedBefore) {
-		return false
-	}
-	if f.Search != nil && !searchMatch(i.Title, i.Description, *f.Search, f.InTitle, f.InDescription) {
-		return false
-	}
-	return d.matchIssueNot(f.Not, i, f.Today)
-}
-
-func (d *Data) matchIssueNot(n IssueNot, i *Issue, today time.Time) bool {
-	for _, name := range n.Labels {
-		if l := d.LabelByName(i.ProjectID, strings.TrimSpace(name)); l != nil && slices.Contains(i.LabelIDs, l.ID) {
-			return false
-		}
-	}
-	if n.Milestone != nil && d.milestoneMatch(i.ProjectID, i.MilestoneID, *n.Milestone) {
-		return false
-	}
-	if n.MilestoneID != nil && d.milestoneWildcard(i, *n.MilestoneID, today) {
-		return false
-	}
-	if n.IIDs != nil && slices.Contains(n.IIDs, i.IID) {
-		return false
-	}
-	if n.Author.Set() && d.matchUsers(n.Author, []int{i.AuthorID}) {
-		return false
-	}
-	if n.Assignee.Set() && d.matchUsers(n.Assignee, i.AssigneeIDs) {
-		return false
-	}
-	for _, name := range n.AssigneeUsername {
-		if d.matchUsers(UserMatch{Kind: "username", Username: name}, i.AssigneeIDs) {
-			return false
-		}
-	}
-	return true
-}
-
-// milestoneWildcard applies milestone_id's wildcards as the platform's
-// legacy milestone filtering does (IssuableFinder with
-// use_legacy_milestone_filtering; app/models/milestone.rb): Any and None,
-// Upcoming (the project's active milestone due soonest after today) and
-// Started (an active milestone whose start date has come).
-func (d *Data) milestoneWildcard(i *Issue, want string, today time.Time) bool {
-	m := d.MilestoneOf(i.ProjectID, i.MilestoneID)
-	switch strings.ToLower(want) {
-	case FilterNone:
-		return m == nil
-	case FilterAny:
-		return m != nil
-	case "upcoming":
-		var next *Milestone
-		for _, c := range d.milestones {
-			if c.ProjectID == i.ProjectID && c.State == "active" && c.DueDate != nil && c.DueDate.After(today) && (next == nil || c.DueDate.Before(*next.DueDate)) {
-				next = c
-			}
-		}
-		return m != nil && next != nil && m.ID == next.ID
-	case "started":
-		return m != nil && m.State == "active" && m.StartDate != nil && !m.StartDate.After(today)
-	}
-	return false
+	return f.DueDate == nil || dueDateMatch(i.DueDate, *f.DueDate, f.Today)
 }
 
 // dueDateMatch applies the due_date filter's words as the platform's
@@ -410,66 +315,4 @@ func (d *Data) UpdateIssue(p *Project, i *Issue, f IssueFields, by *User) error 
 	}
 	i.UpdatedAt = now
 	return nil
-}
-
-// labelsMatch: every named label is among ids, or None (no label) / Any
-// (some label).
-func (d *Data) labelsMatch(projectID int, ids []int, names []string) bool {
-	if len(names) == 1 {
-		switch k, _ := Predefined(strings.TrimSpace(names[0])); k {
-		case FilterNone:
-			return len(ids) == 0
-		case FilterAny:
-			return len(ids) > 0
-		}
-	}
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		l := d.LabelByName(projectID, name)
-		if l == nil || !slices.Contains(ids, l.ID) {
-			return false
-		}
-	}
-	return true
-}
-
-// milestoneMatch: a milestone title, None (no milestone) or Any (some milestone).
-func (d *Data) milestoneMatch(projectID, milestoneID int, want string) bool {
-	m := d.MilestoneOf(projectID, milestoneID)
-	switch k, _ := Predefined(want); k {
-	case FilterNone:
-		return m == nil
-	case FilterAny:
-		return m != nil
-	}
-	return m != nil && m.Title == want
-}
-
-// reacted: the caller's reactions to on include name, or None / Any.
-func (d *Data) reacted(on Awardable, caller *User, name string) bool {
-	var mine []string
-	for _, e := range d.awards[on] {
-		if e.UserID == caller.ID {
-			mine = append(mine, e.Name)
-		}
-	}
-	switch k, _ := Predefined(name); k {
-	case FilterNone:
-		return len(mine) == 0
-	case FilterAny:
-		return len(mine) > 0
-	}
-	return slices.Contains(mine, name)
-}
-
-func searchMatch(title, description, q string, inTitle, inDesc bool) bool {
-	if !inTitle && !inDesc {
-		inTitle, inDesc = true, true
-	}
-	q = strings.ToLower(q)
-	return inTitle && strings.Contains(strings.ToLower(title), q) ||
-		inDesc && strings.Contains(strings.ToLower(description), q)
 }

@@ -86,6 +86,7 @@ func (s *Store) Write(fn func(d *Data) error) error {
 	err := fn(s.d)
 	// Any write may have renamed, blocked or touched anything a list derives.
 	s.d.cache.drop()
+	s.d.issuables.drop()
 	s.d.cached = true
 	if s.db == nil {
 		s.mu.Unlock()
@@ -150,6 +151,8 @@ type Data struct {
 	topics   map[int]*Topic
 	cache    readCache // what lists derive between writes (index.go)
 	cached   bool      // cache may be used: set by the Store outside its writes
+
+	issuables issuableIndex // the issue and merge request lists' orderings (issuable_index.go)
 
 	commitComments map[int][]*CommitComment // by project
 	remoteMirrors  map[int][]*RemoteMirror  // by project, ascending id

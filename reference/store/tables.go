@@ -70,6 +70,7 @@ var derivedFields = map[string]string{
 	"userByEmail": "index of userByID by lower-cased email",
 	"cache":       "what lists derive between writes (index.go), dropped on every write",
 	"cached":      "whether cache may be used: the Store clears it for its writes",
+	"issuables":   "the issuable lists' orderings between writes (issuable_index.go), dropped on every write",
 	"dirty":       "the records the write in progress touched",
 	"projectMRs":  "mergeRequests by project in iid order",
 	"allMRs":      "mergeRequests in id order",
