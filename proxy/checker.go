@@ -223,7 +223,7 @@ func decodedBody(ex *Exchange) ([]byte, error) {
 // returns the number of elements of a valid array body, or -1.
 func (c *Checker) checkBody(r *report, e *specs.Endpoint, body []byte) int {
 	ex := r.ex
-	rule := specs.ExpectBody(e, ex.Method, ex.Path, ex.RawQuery, ex.Status)
+	rule := specs.ExpectBodyFor(e, ex.Method, ex.Path, ex.RawQuery, ex.Status, specs.Anonymous(ex.ReqHeader, ex.RawQuery))
 	switch {
 	case rule.MustBeEmpty:
 		if len(body) > 0 {

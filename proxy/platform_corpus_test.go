@@ -47,6 +47,12 @@ type corpusSource struct {
 	Platform string `json:"platform"` // platform version at recording, and how it is known
 	Format   string `json:"format"`   // how the project stores an exchange
 	Reduced  string `json:"reduced"`  // what of the recording the raw file leaves out
+	// Credential names the credential header the recordings sent and the
+	// source's recorder left out ("Private-Token"; how it is known is in
+	// Reduced): the cassette carries it with its value [REDACTED], so the
+	// checks judge the caller as the platform did (an anonymous caller is
+	// answered other forms: specs.Anonymous). Empty: no credential sent.
+	Credential string `json:"credential,omitempty"`
 }
 
 // corpusExchange is one recorded exchange.
@@ -73,6 +79,8 @@ type corpusExchange struct {
 	// Note says what a reader of a finding should know: a field the
 	// recording predates, a divergence the rulebook records.
 	Note string `json:"note,omitempty"`
+	// Anonymous: this request went without the source's credential.
+	Anonymous bool `json:"anonymous,omitempty"`
 }
 
 type corpusSources struct {
@@ -182,6 +190,9 @@ func buildCorpus(t *testing.T, src corpusSources, dir string) {
 		ex := &Exchange{Method: e.Method, URL: u, ReqHeader: http.Header{}, ReqBody: []byte(e.RequestBody), Status: e.Status, Header: h, Body: body}
 		if e.RequestType != "" {
 			ex.ReqHeader.Set("Content-Type", e.RequestType)
+		}
+		if s.Credential != "" && !e.Anonymous {
+			ex.ReqHeader.Set(s.Credential, Redacted)
 		}
 		if err := w.write(interactionOf(ex)); err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ var want = []string{
 	"group", "group_list_entry", "integration", "integration_detail", "issue", "job", "job_token_context", "label", "lfs_object", "member",
 	"merge_request", "merge_request_approvals", "merge_request_block", "merge_request_changes", "merge_request_detail", "merge_request_detail_diverged", "merge_request_diff",
 	"merge_request_simple", "merge_request_version", "merge_request_version_detail", "milestone", "note", "package_protection_rule", "personal_access_token", "pipeline_basic",
-	"project", "project_embedded", "project_group_link", "project_simple",
+	"project", "project_basic", "project_embedded", "project_group_link", "project_simple",
 	"registry_catalog", "registry_error", "registry_repository", "registry_tag", "registry_tag_detail", "registry_tags_list", "registry_token",
 	"remote_mirror",
 	"repository_file", "runner", "runner_detail", "runner_job", "runner_manager", "shared_with_group", "snippet", "tag",

@@ -29,31 +29,79 @@ func (b *Rulebook) MatchRequest(method, escapedPath string) *Endpoint {
 	return e
 }
 
-// Variant is a request parameter that changes the shape of an endpoint's
-// success answer: Param=Value selects Schema instead of the endpoint's own
-// (GET /groups/:id/projects with simple=true answers the simple form).
+// Variant is a request parameter, or the caller, that changes the shape of
+// an endpoint's success answer: Param=Value selects Schema instead of the
+// endpoint's own (GET /groups/:id/projects with simple=true answers the
+// simple form); Caller anonymous selects it for a request that carries no
+// credential (GET /projects answers such a caller the basic form).
 type Variant struct {
-	Param  string `yaml:"param" json:"param"`
-	Value  string `yaml:"value" json:"value"`
+	Param  string `yaml:"param,omitempty" json:"param,omitempty"`
+	Value  string `yaml:"value,omitempty" json:"value,omitempty"`
+	Caller string `yaml:"caller,omitempty" json:"caller,omitempty"`
 	Schema string `yaml:"schema" json:"schema"`
 }
 
+// CallerAnonymous is the one caller a variant can name.
+const CallerAnonymous = "anonymous"
+
 // SchemaFor is the schema of the endpoint's success body for a request with
-// the given raw query: a variant's when the query selects one, else Schema.
-func (e *Endpoint) SchemaFor(rawQuery string) string {
-	if len(e.Variants) == 0 || rawQuery == "" {
+// the given raw query from a caller with a credential: a parameter
+// variant's when the query selects one, else Schema.
+func (e *Endpoint) SchemaFor(rawQuery string) string { return e.SchemaForCaller(rawQuery, false) }
+
+// SchemaForCaller is SchemaFor for a caller who may be anonymous: a
+// parameter variant first (the query names the form), then a caller variant.
+func (e *Endpoint) SchemaForCaller(rawQuery string, anonymous bool) string {
+	if len(e.Variants) == 0 {
 		return e.Schema
 	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return e.Schema
+		q = nil
 	}
 	for _, v := range e.Variants {
-		if e.variantSelected(v, q.Get(v.Param)) {
+		if v.Param != "" && q != nil && e.variantSelected(v, q.Get(v.Param)) {
 			return v.Schema
 		}
 	}
+	if anonymous {
+		for _, v := range e.Variants {
+			if v.Caller == CallerAnonymous {
+				return v.Schema
+			}
+		}
+	}
 	return e.Schema
+}
+
+// credentialParams are the query parameters that carry a credential
+// (Authentication 1 and 2).
+var credentialParams = []string{"private_token", "access_token", "job_token"}
+
+// Anonymous reports whether a request carries no credential: no
+// credential header (PRIVATE-TOKEN, JOB-TOKEN, Authorization, a session
+// cookie, a deploy token) and no private_token, access_token or job_token
+// parameter. A recording that keeps the header with its value redacted
+// still says a credential was sent.
+func Anonymous(h http.Header, rawQuery string) bool {
+	for _, name := range []string{"Private-Token", "Job-Token", "Authorization", "Cookie", "Deploy-Token"} {
+		if h.Get(name) != "" {
+			return false
+		}
+	}
+	if rawQuery == "" {
+		return true
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return true
+	}
+	for _, name := range credentialParams {
+		if q.Get(name) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // variantSelected reports whether a parameter's value selects v: the same
@@ -100,6 +148,12 @@ const ErrorSchema = "error"
 // the error shape, or are empty; the success status of an endpoint with a
 // schema matches that schema (or the variant the query selects).
 func ExpectBody(e *Endpoint, method, escapedPath, rawQuery string, status int) BodyRule {
+	return ExpectBodyFor(e, method, escapedPath, rawQuery, status, false)
+}
+
+// ExpectBodyFor is ExpectBody for a request whose caller may be anonymous
+// (see Anonymous): a caller variant of the endpoint's schema applies to it.
+func ExpectBodyFor(e *Endpoint, method, escapedPath, rawQuery string, status int, anonymous bool) BodyRule {
 	switch {
 	case method == http.MethodHead:
 		return BodyRule{}
@@ -116,7 +170,7 @@ func ExpectBody(e *Endpoint, method, escapedPath, rawQuery string, status int) B
 		}
 		return rule
 	case e != nil && status == e.Status && e.Schema != "":
-		return BodyRule{Schema: e.SchemaFor(rawQuery), Array: e.Array}
+		return BodyRule{Schema: e.SchemaForCaller(rawQuery, anonymous), Array: e.Array}
 	}
 	return BodyRule{}
 }

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,45 @@ func TestExpectBody(t *testing.T) {
 		if got := ExpectBody(c.e, c.method, c.path, c.query, c.status); got != c.want {
 			t.Errorf("%s %s?%s → %d: %+v, want %+v", c.method, c.path, c.query, c.status, got, c.want)
 		}
+	}
+}
+
+// An anonymous caller of GET /projects and /projects/:id is judged against
+// the platform's basic form (projects.anonymous.1); a credential in a
+// header or a parameter, even redacted in a cassette, selects the full form.
+func TestExpectBodyForAnonymousCaller(t *testing.T) {
+	b := Default()
+	get, list := b.Endpoint("projects.get"), b.Endpoint("projects.list")
+	withToken := http.Header{"Private-Token": {Redacted}}
+	for _, c := range []struct {
+		e      *Endpoint
+		header http.Header
+		query  string
+		want   string
+	}{
+		{get, nil, "", "project_basic"},
+		{get, http.Header{"Content-Type": {"application/json"}}, "", "project_basic"},
+		{get, withToken, "", "project"},
+		{get, http.Header{"Authorization": {"Bearer x"}}, "", "project"},
+		{get, http.Header{"Job-Token": {"x"}}, "", "project"},
+		{get, nil, "private_token=x", "project"},
+		{get, nil, "access_token=x&statistics=true", "project"},
+		{list, nil, "search=a", "project_basic"},
+		{list, withToken, "search=a", "project"},
+	} {
+		anon := Anonymous(c.header, c.query)
+		if got := ExpectBodyFor(c.e, "GET", "/api/v4/projects/1", c.query, 200, anon); got.Schema != c.want || got.Array != c.e.Array {
+			t.Errorf("%s %v ?%s: %+v, want schema %s", c.e.ID, c.header, c.query, got, c.want)
+		}
+	}
+	// ExpectBody judges a caller with a credential.
+	if got := ExpectBody(get, "GET", "/api/v4/projects/1", "", 200); got.Schema != "project" {
+		t.Errorf("ExpectBody: %+v, want project", got)
+	}
+	// A parameter variant comes before the caller's.
+	projects := b.Endpoint("groups.projects")
+	if got := projects.SchemaForCaller("simple=true", true); got != "project_simple" {
+		t.Errorf("groups.projects simple=true anonymous: %s", got)
 	}
 }
 

@@ -492,7 +492,11 @@ func responses(e *Endpoint) map[string]any {
 			notes := []string{e.Schema}
 			for _, v := range e.Variants {
 				alts = append(alts, map[string]any{"$ref": "#/components/schemas/" + v.Schema})
-				notes = append(notes, v.Schema+" with "+v.Param+"="+v.Value)
+				if v.Caller != "" {
+					notes = append(notes, v.Schema+" for an "+v.Caller+" caller")
+				} else {
+					notes = append(notes, v.Schema+" with "+v.Param+"="+v.Value)
+				}
 			}
 			s = map[string]any{"anyOf": alts, "description": strings.Join(notes, "; ")}
 		}

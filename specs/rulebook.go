@@ -254,8 +254,10 @@ func (b *Rulebook) addEndpoint(e *Endpoint) error {
 		return fmt.Errorf("endpoint %s: base %q", e.ID, e.Base)
 	}
 	for _, v := range e.Variants {
-		if e.Param(v.Param) == nil || v.Schema == "" {
-			return fmt.Errorf("endpoint %s: variant %+v needs a declared parameter and a schema", e.ID, v)
+		byParam := v.Param != "" && e.Param(v.Param) != nil && v.Caller == ""
+		byCaller := v.Param == "" && v.Value == "" && v.Caller == CallerAnonymous
+		if !byParam && !byCaller || v.Schema == "" {
+			return fmt.Errorf("endpoint %s: variant %+v needs a declared parameter (or caller: anonymous) and a schema", e.ID, v)
 		}
 	}
 	for _, p := range e.Params {

@@ -381,7 +381,7 @@ func validateBody(r *Response) error {
 	if err != nil {
 		return err
 	}
-	rule := specs.ExpectBody(r.Endpoint, r.Method, u.EscapedPath(), u.RawQuery, r.Status)
+	rule := specs.ExpectBodyFor(r.Endpoint, r.Method, u.EscapedPath(), u.RawQuery, r.Status, specs.Anonymous(r.ReqHeader, u.RawQuery))
 	empty := len(bytes.TrimSpace(r.Body)) == 0
 	switch {
 	case rule.MustBeEmpty:

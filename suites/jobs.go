@@ -362,7 +362,7 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 		Expect(r.Get("duration").Type.String()).To(Equal("Number"))
 	})
 
-	It("moves through the status values only; failures say script_failure", Label("rule:jobs.status.1"), func(ctx SpecContext) {
+	It("moves through the status values only; failures say the runner's reason, unknown_failure without one", Label("rule:jobs.status.1"), func(ctx SpecContext) {
 		w := newBasicWorld(ctx, api)
 		valid := []string{"created", "pending", "running", "failed", "success", "canceled", "skipped", "waiting_for_resource", "manual"}
 		check := func(want map[string]string) {
@@ -383,6 +383,17 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 		r := api.Get(ctx, jobPath(w.P, u.ID))
 		Expect(r.Get("status").String()).To(Equal("failed"))
 		Expect(r.Get("failure_reason").String()).To(Equal("script_failure"))
+		// The spec is silent on a failure reported without a reason: the
+		// platform records unknown_failure (gitlabhq/gitlabhq
+		// app/services/ci/update_build_state_service.rb @9834c4f7 passes
+		// params[:failure_reason] to Ci::Build#drop_with_exit_code!, which
+		// defaults it to :unknown_failure).
+		l := w.Runner.Take(ctx, "s")
+		Expect(api.Anonymous().Put(ctx, fmt.Sprintf("/jobs/%d", l.ID), Body(map[string]any{"token": l.Token, "state": "failed"}),
+			Header("JOB-TOKEN", l.Token))).To(HaveStatus(http.StatusOK))
+		r = api.Get(ctx, jobPath(w.P, l.ID))
+		Expect(r.Get("status").String()).To(Equal("failed"))
+		Expect(r.Get("failure_reason").String()).To(Equal("unknown_failure"))
 	})
 })
 

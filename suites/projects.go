@@ -53,4 +53,34 @@ var _ = Describe("GET /projects", Label("area:projects", "endpoint:projects.list
 			Expect(seen).To(Equal(want), "sort=%s: every project once, in id order", dir)
 		}
 	})
+
+	It("answers an anonymous caller the public projects in the basic form", Label("rule:projects.anonymous.1", "endpoint:projects.get"), func(ctx SpecContext) {
+		prefix := Unique("anonp")
+		owner := NewUser(ctx)
+		public := NewProject(ctx, owner.Client, ProjectOpts{"name": prefix + "-pub", "visibility": "public", "topics": []string{prefix}})
+		cleanupTopicNamed(ctx, prefix)
+		hidden := NewProject(ctx, owner.Client, ProjectOpts{"name": prefix + "-priv"})
+		anon := api.Anonymous()
+		full := owner.Client.Get(ctx, fmt.Sprintf("/projects/%d", public.ID))
+		Expect(full).To(HaveStatus(http.StatusOK))
+
+		one := anon.Get(ctx, fmt.Sprintf("/projects/%d", public.ID))
+		Expect(one).To(HaveStatus(http.StatusOK))
+		Expect(one).To(MatchSchema("project_basic", false))
+		list := anon.Get(ctx, "/projects", Q("search", prefix))
+		Expect(list).To(HaveStatus(http.StatusOK))
+		Expect(list.IDs()).To(Equal([]int{public.ID}), "only the public project")
+		Expect(list).To(MatchSchema("project_basic", true))
+		for _, got := range []*Response{one, list} {
+			at := ""
+			if got == list {
+				at = "0."
+			}
+			for _, f := range []string{"id", "name", "path", "path_with_namespace", "name_with_namespace", "description", "created_at",
+				"web_url", "http_url_to_repo", "ssh_url_to_repo", "topics", "star_count", "namespace.id", "namespace.full_path"} {
+				Expect(got.Get(at+f).Raw).To(Equal(full.Get(f).Raw), "%s as the owner reads it", f)
+			}
+		}
+		Expect(anon.Get(ctx, fmt.Sprintf("/projects/%d", hidden.ID))).To(HaveStatus(http.StatusNotFound))
+	})
 })

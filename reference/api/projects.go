@@ -138,6 +138,10 @@ func (s *Server) listProjects(c *Ctx) error {
 		sorted := d.ProjectsOrdered(deref(orderBy, "created_at"))
 		at := orderedAt(sorted, deref(sortDir, "desc") != "asc")
 		v := c.view(d)
+		if c.Caller == nil {
+			// The basic form to an anonymous caller (ProjectBasicJSON).
+			return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.projectSimple(p) })
+		}
 		return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.project(p) })
 	})
 }
@@ -195,7 +199,24 @@ func (s *Server) getProject(c *Ctx) error {
 		}
 		out.ReadmeURL = url
 	}
+	if c.Caller == nil {
+		return c.JSON(http.StatusOK, ProjectBasicJSON{ProjectSimpleJSON: out.ProjectSimpleJSON, ReadmeURL: out.ReadmeURL})
+	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// ProjectBasicJSON is a project as the platform answers a caller without a
+// credential: GET /projects and GET /projects/:id present
+// Entities::BasicProjectDetails when there is no current_user (gitlabhq/gitlabhq
+// lib/api/projects.rb @c2b98d3d; lib/api/entities/basic_project_details.rb
+// @cb81e07a), the identity, URLs, topics, counts and namespace without the
+// visibility, features and settings of the full form. The spec is silent on
+// it (schemas/project_basic.json). Only public projects reach an anonymous
+// caller, and their code is readable, so default_branch, forks_count and
+// readme_url are there.
+type ProjectBasicJSON struct {
+	ProjectSimpleJSON
+	ReadmeURL any `json:"readme_url,omitempty"`
 }
 
 // ProjectDetailJSON is GET /projects/:id as the platform answers it, beyond
