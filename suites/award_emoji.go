@@ -96,7 +96,8 @@ type awardWorld struct {
 
 func newAwardWorld(ctx context.Context, f awardForm, visibility string) *awardWorld {
 	GinkgoHelper()
-	w := &awardWorld{Owner: NewUser(ctx), Reader: NewUser(ctx), Outsider: NewUser(ctx)}
+	users := newUsers(ctx, 3)
+	w := &awardWorld{Owner: users[0], Reader: users[1], Outsider: users[2]}
 	w.P = NewProject(ctx, w.Owner.Client, ProjectOpts{"visibility": visibility, "initialize_with_readme": f.kind == "merge_request"})
 	AddProjectMember(ctx, w.P, w.Reader, f.reader)
 	w.A = newAwardable(ctx, f, w.P, visibility)

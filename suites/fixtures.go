@@ -65,7 +65,14 @@ type UserOpts map[string]any
 // when the spec ends.
 func NewUser(ctx context.Context, opts ...UserOpts) *User {
 	GinkgoHelper()
-	name := Unique("u")
+	return newUserNamed(ctx, Unique("u"), Unique("t"), opts...)
+}
+
+// newUserNamed is NewUser with the user's and the token's names given, so
+// that users created concurrently get the same names on every run whatever
+// order they end in (a recorded run replays).
+func newUserNamed(ctx context.Context, name, tokenName string, opts ...UserOpts) *User {
+	GinkgoHelper()
 	body := map[string]any{"username": name, "name": "User " + name, "email": name + "@example.com",
 		"password": "Secret-" + name, "skip_confirmation": true}
 	for _, o := range opts {
@@ -78,18 +85,38 @@ func NewUser(ctx context.Context, opts ...UserOpts) *User {
 	u := &User{ID: int(r.Get("id").Int()), Username: r.Get("username").String(), Name: r.Get("name").String(),
 		Email: r.Get("email").String()}
 	u.Password, _ = body["password"].(string)
-	DeferCleanup(func(ctx SpecContext) {
-		api.Delete(ctx, fmt.Sprintf("/users/%d", u.ID), Unchecked())
-	})
-	u.Client = api.As(NewToken(ctx, u.ID, "api"))
+	deleteAtEnd(usersWave, fmt.Sprintf("/users/%d", u.ID))
+	u.Client = api.As(newTokenNamed(ctx, u.ID, tokenName, "api"))
 	return u
+}
+
+// newUsers creates n users at once (NewUser each), in the order of their
+// names: n round trips of creation cost two.
+func newUsers(ctx context.Context, n int) []*User {
+	GinkgoHelper()
+	users := make([]*User, n)
+	names := make([][2]string, n)
+	for i := range names {
+		names[i] = [2]string{Unique("u"), Unique("t")}
+	}
+	openTeardown() // registered here, in the node's own goroutine
+	parallelN(n, n, func(i int) { users[i] = newUserNamed(ctx, names[i][0], names[i][1]) })
+	for _, u := range users {
+		ExpectFixture(u).NotTo(BeNil(), "creating a fixture user")
+	}
+	return users
 }
 
 // NewToken issues a personal access token with scopes for a user.
 func NewToken(ctx context.Context, userID int, scopes ...string) string {
 	GinkgoHelper()
+	return newTokenNamed(ctx, userID, Unique("t"), scopes...)
+}
+
+func newTokenNamed(ctx context.Context, userID int, name string, scopes ...string) string {
+	GinkgoHelper()
 	r := api.Post(ctx, fmt.Sprintf("/users/%d/personal_access_tokens", userID),
-		Body(map[string]any{"name": Unique("t"), "scopes": scopes}))
+		Body(map[string]any{"name": name, "scopes": scopes}))
 	ExpectFixture(r).To(HaveStatus(201), "creating a fixture token")
 	tok := r.Get("token").String()
 	ExpectFixture(tok).NotTo(BeEmpty(), "the fixture token")
@@ -120,9 +147,7 @@ func NewGroup(ctx context.Context, by *Client, opts ...GroupOpts) *Group {
 	r := by.Post(ctx, "/groups", Body(body))
 	ExpectFixture(r).To(HaveStatus(201), "creating a fixture group")
 	g := &Group{ID: int(r.Get("id").Int()), Name: r.Get("name").String(), Path: r.Get("path").String(), FullPath: r.Get("full_path").String()}
-	DeferCleanup(func(ctx SpecContext) {
-		api.Delete(ctx, fmt.Sprintf("/groups/%d", g.ID), Unchecked())
-	})
+	deleteAtEnd(groupsWave, fmt.Sprintf("/groups/%d", g.ID))
 	return g
 }
 
@@ -151,9 +176,7 @@ func NewProject(ctx context.Context, by *Client, opts ...ProjectOpts) *Project {
 	ExpectFixture(r).To(HaveStatus(201), "creating a fixture project")
 	p := &Project{ID: int(r.Get("id").Int()), Name: r.Get("name").String(), Path: r.Get("path").String(),
 		FullPath: r.Get("path_with_namespace").String()}
-	DeferCleanup(func(ctx SpecContext) {
-		api.Delete(ctx, fmt.Sprintf("/projects/%d", p.ID), Unchecked())
-	})
+	deleteAtEnd(projectsWave, fmt.Sprintf("/projects/%d", p.ID))
 	return p
 }
 
@@ -195,16 +218,94 @@ type RoleWorld struct {
 }
 
 // NewRoleWorld builds a RoleWorld around a new group of the given visibility.
+// Its six users are created at once, and its four members added at once.
 func NewRoleWorld(ctx context.Context, visibility string) *RoleWorld {
 	GinkgoHelper()
-	w := &RoleWorld{Members: map[int]*User{}, Outsider: NewUser(ctx)}
-	w.Owner = NewUser(ctx)
+	users := newUsers(ctx, 6)
+	w := &RoleWorld{Members: map[int]*User{}, Outsider: users[0], Owner: users[1]}
 	w.Group = NewGroup(ctx, w.Owner.Client, GroupOpts{"visibility": visibility})
 	w.Members[OwnerLevel] = w.Owner
-	for _, lv := range []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel} {
-		u := NewUser(ctx)
-		AddGroupMember(ctx, w.Group, u, lv)
-		w.Members[lv] = u
+	levels := []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel}
+	for i, lv := range levels {
+		w.Members[lv] = users[2+i]
 	}
+	parallelN(len(levels), len(levels), func(i int) { AddGroupMember(ctx, w.Group, w.Members[levels[i]], levels[i]) })
 	return w
+}
+
+// The fixtures of a node (NewUser, NewGroup, NewProject) are deleted when
+// it ends, as DeferCleanup would delete them one after the other, but in
+// three waves of concurrent deletions: projects, then groups, then users
+// (what lives in a group or a user's namespace goes before its holder, a
+// group's owner after the group). Across a network a spec's teardown costs
+// three round trips, not one per fixture. The waves run where the node's
+// first fixture registered them: after the cleanups the spec registered
+// later, as its first fixture's deletion did.
+const (
+	projectsWave = iota
+	groupsWave
+	usersWave
+	waves
+)
+
+type teardown struct {
+	mu    sync.Mutex
+	paths [waves][]string
+	gen   uint64
+	done  bool
+}
+
+var teardowns = struct {
+	sync.Mutex
+	cur *teardown
+	gen uint64 // bumped before each spec's body (JustBeforeEach)
+}{}
+
+// A spec's body gets a teardown of its own: a container's BeforeAll
+// fixtures (deleted when the container ends) and the spec's (deleted when
+// the spec ends) are never deleted together. JustBeforeEach runs after
+// every BeforeAll and BeforeEach and before the It.
+var _ = JustBeforeEach(func() {
+	teardowns.Lock()
+	teardowns.gen++
+	teardowns.Unlock()
+})
+
+// openTeardown returns the current node's teardown, registering a new one
+// with DeferCleanup if the node has none yet.
+func openTeardown() *teardown {
+	teardowns.Lock()
+	defer teardowns.Unlock()
+	t := teardowns.cur
+	if t == nil || t.gen != teardowns.gen || t.isDone() {
+		t = &teardown{gen: teardowns.gen}
+		teardowns.cur = t
+		DeferCleanup(t.run)
+	}
+	return t
+}
+
+// deleteAtEnd deletes path (as the administrator, whatever the answer) in
+// wave when the current node ends.
+func deleteAtEnd(wave int, path string) {
+	t := openTeardown()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.paths[wave] = append(t.paths[wave], path)
+}
+
+func (t *teardown) isDone() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}
+
+func (t *teardown) run(ctx SpecContext) {
+	t.mu.Lock()
+	t.done = true
+	all := t.paths
+	t.mu.Unlock()
+	for _, paths := range all {
+		parallelN(len(paths), bulkWidth, func(i int) { api.Delete(ctx, paths[i], Unchecked()) })
+	}
 }

@@ -233,9 +233,8 @@ var _ = Describe("GET /groups/:id", Label("area:groups", "endpoint:groups.get"),
 
 	It("returns at most 100 projects", Label("rule:groups.get.11"), func(ctx SpecContext) {
 		g := NewGroup(ctx, api)
-		for i := 0; i < 101; i++ {
-			newGroupProject(ctx, g, "private")
-		}
+		openTeardown() // the projects' deletions, registered in the spec's goroutine
+		parallelN(101, bulkWidth, func(int) { newGroupProject(ctx, g, "private") })
 		r := api.Get(ctx, groupURL(g.ID))
 		Expect(r).To(HaveStatus(http.StatusOK))
 		Expect(r.Get("projects").Array()).To(HaveLen(100))

@@ -964,7 +964,11 @@ var registryListsWorld = &worldBuilder{Name: "container registry", Build: func(c
 	p := NewProject(ctx, owner.Client, ProjectOpts{"namespace_id": g.ID})
 	w := &registryWorld{Project: p, Owner: owner}
 	image := func(i int) string { return fmt.Sprintf("%s/img-%02d", p.FullPath, i) }
-	for i := range listItems {
+	// The repositories are pushed at once, each by a registry client of
+	// its own; the tags of one repository one after the other, so that
+	// its requests (alike from tag to tag) come in the same order on every
+	// run and a recorded run replays.
+	parallelN(listItems, listItems, func(i int) {
 		tags := []string{"v1"}
 		if i == 0 {
 			tags = nil
@@ -975,7 +979,7 @@ var registryListsWorld = &worldBuilder{Name: "container registry", Build: func(c
 		for _, tag := range tags {
 			pushImage(ctx, owner, image(i), tag, registryOld)
 		}
-	}
+	})
 	first := w.repoID(ctx, "img-00")
 	return map[string]*listWorld{
 		"registry.repositories.list":       {By: owner.Client, Path: w.reposPath(), Items: listItems},

@@ -589,8 +589,10 @@ type billableWorld struct {
 
 func newBillableWorld(ctx context.Context) *billableWorld {
 	GinkgoHelper()
-	w := &billableWorld{membersTree: newMembersTree(ctx, "private"),
-		GroupMember: NewUser(ctx), ProjectMember: NewUser(ctx), Invited: NewUser(ctx), InvitedOwner: NewUser(ctx), Outsider: NewUser(ctx)}
+	tree := newMembersTree(ctx, "private")
+	users := newUsers(ctx, 5)
+	w := &billableWorld{membersTree: tree,
+		GroupMember: users[0], ProjectMember: users[1], Invited: users[2], InvitedOwner: users[3], Outsider: users[4]}
 	AddGroupMember(ctx, w.Sub, w.GroupMember, DeveloperLevel)
 	AddProjectMember(ctx, w.Project, w.ProjectMember, ReporterLevel)
 	inv := NewGroup(ctx, w.InvitedOwner.Client, GroupOpts{"visibility": "private"})

@@ -98,7 +98,7 @@ func routeThroughProxy(c *Client) {
 	Expect(err).NotTo(HaveOccurred())
 	inproc = p
 	c.Base = base
-	c.HTTP.Transport = &viaProxy{addr: strings.TrimPrefix(addr, "http://"), next: &http.Transport{MaxIdleConnsPerHost: 16}}
+	c.HTTP.Transport = &viaProxy{addr: strings.TrimPrefix(addr, "http://"), next: &http.Transport{MaxIdleConnsPerHost: idleConnsPerHost}}
 	DeferCleanup(func() {
 		s, _, err := p.Close()
 		inproc = nil

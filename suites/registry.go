@@ -194,14 +194,16 @@ type registryWorld struct {
 
 func newRegistryWorld(ctx context.Context, visibility, level string) *registryWorld {
 	GinkgoHelper()
-	w := &registryWorld{Owner: NewUser(ctx), Members: map[int]*User{}, Outsider: NewUser(ctx)}
+	// The six users are created at once, the four members added at once.
+	users := newUsers(ctx, 6)
+	w := &registryWorld{Owner: users[0], Members: map[int]*User{}, Outsider: users[1]}
 	w.Project = NewProject(ctx, w.Owner.Client, ProjectOpts{"visibility": visibility, "container_registry_access_level": level})
 	w.Members[OwnerLevel] = w.Owner
-	for _, lv := range []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel} {
-		u := NewUser(ctx)
-		AddProjectMember(ctx, w.Project, u, lv)
-		w.Members[lv] = u
+	levels := []int{GuestLevel, ReporterLevel, DeveloperLevel, MaintainerLevel}
+	for i, lv := range levels {
+		w.Members[lv] = users[2+i]
 	}
+	parallelN(len(levels), len(levels), func(i int) { AddProjectMember(ctx, w.Project, w.Members[levels[i]], levels[i]) })
 	return w
 }
 

@@ -121,6 +121,12 @@ const unknownLimitBudget = 5000
 
 var deprecatedRateLimited sync.Once
 
+// idleConnsPerHost is how many connections to the target the suites keep
+// open between requests: the widest burst a spec sends (bulkWidth), so that
+// a burst after a burst reuses its connections instead of paying a
+// handshake for each (MaxConnsPerHost stays unlimited).
+const idleConnsPerHost = bulkWidth
+
 var _ = SynchronizedBeforeSuite(func() []byte {
 	t, ok := TargetFromEnv()
 	if !ok {
@@ -137,7 +143,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(json.Unmarshal(data, &target)).To(Succeed())
 	api = &Client{Base: target.Base, Token: target.Token, HTTP: &http.Client{
 		Timeout:   30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: 16, Proxy: http.ProxyFromEnvironment},
+		Transport: &http.Transport{MaxIdleConnsPerHost: idleConnsPerHost, Proxy: http.ProxyFromEnvironment},
 	}}
 	routeThroughProxy(api) // V4CERT_PROXY: through an in-process v4cert proxy (suites/proxy.go)
 	me := api.Get(context.Background(), "/user")

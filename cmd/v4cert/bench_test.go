@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,11 +48,19 @@ func BenchmarkCertifyLatency(b *testing.B) {
 		for range b.N {
 			dir := b.TempDir()
 			start := time.Now()
-			status, out := runCertify(b, "certify", "--target", target, "--token", token, "--out", dir, "--quiet", "--procs", n)
+			args := []string{"certify", "--target", target, "--token", token, "--out", dir, "--procs", n}
+			trace := os.Getenv("V4CERT_BENCH_TRACE")
+			if trace == "" {
+				args = append(args, "--quiet")
+			}
+			status, out := runCertify(b, args...)
 			took := time.Since(start)
+			if trace != "" {
+				writeTrace(b, trace+"."+strings.NewReplacer("/", "_", "=", "").Replace(b.Name()), out)
+			}
 			r, err := reports.Load(filepath.Join(dir, "report.json"))
 			if status != 0 || err != nil || r.Verdict != reports.VerdictConformant {
-				b.Fatalf("exit %d, %v\n%s", status, err, out)
+				b.Fatalf("exit %d, %v\n%s", status, err, joinLines(out))
 			}
 			b.ReportMetric(took.Seconds(), "s/certify")
 			b.ReportMetric(float64(r.Counts.Pass), "rules-passed")
@@ -61,11 +72,59 @@ func BenchmarkCertifyLatency(b *testing.B) {
 	}
 }
 
-// runCertify is runV4cert for a benchmark.
-func runCertify(b *testing.B, args ...string) (int, string) {
-	cmd, out := startMain(args...)
-	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+// runCertify is runV4cert for a benchmark; each line of the output carries
+// the seconds since the start at which it came.
+func runCertify(b *testing.B, args ...string) (int, []stampedLine) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainEnv+"="+strings.Join(args, "\x1f"))
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	var lines []stampedLine
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines = append(lines, stampedLine{time.Since(start), sc.Text()})
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := cmd.Run()
+	pw.Close()
+	<-read
+	if err != nil && cmd.ProcessState == nil {
 		b.Fatal(err)
 	}
-	return cmd.ProcessState.ExitCode(), out.String()
+	return cmd.ProcessState.ExitCode(), lines
+}
+
+func joinLines(lines []stampedLine) string {
+	var sb strings.Builder
+	for _, l := range lines {
+		sb.WriteString(l.text + "\n")
+	}
+	return sb.String()
+}
+
+type stampedLine struct {
+	at   time.Duration
+	text string
+}
+
+func (l stampedLine) String() string { return fmt.Sprintf("%7.1f %s", l.at.Seconds(), l.text) }
+
+// writeTrace keeps a run's progress lines, each stamped with when it came
+// (the end of its spec; the spec's own time is in parentheses): with
+// V4CERT_BENCH_TRACE=FILE a run's critical path can be read afterwards, which
+// specs ended last and how long each took.
+func writeTrace(b *testing.B, file string, lines []stampedLine) {
+	var sb strings.Builder
+	for _, l := range lines {
+		sb.WriteString(l.String() + "\n")
+	}
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
