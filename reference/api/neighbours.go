@@ -197,7 +197,7 @@ func (s *Server) listSubgroups(c *Ctx) error {
 				items = append(items, g)
 			}
 		}
-		sortGroups(d, items, o)
+		sortGroups(items, o)
 		return PaginateOffset(c, items, func(g *store.Group) any {
 			out := v.groupEntry(g, o.Statistics)
 			if o.WithCustomAttributes {

@@ -133,6 +133,19 @@ func PaginateWalk[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, k
 		}
 		return keysetPage(c, ks, render)
 	}
+	return walkOffset(c, n, at, match, render)
+}
+
+// PaginateWalkOffset is PaginateWalk's offset pagination whatever pagination
+// asks (its value is still checked), as PaginateOffset is Paginate's.
+func PaginateWalkOffset[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, render func(T) R) (*Page, error) {
+	if _, err := c.keysetAsked(); err != nil {
+		return nil, err
+	}
+	return walkOffset(c, n, at, match, render)
+}
+
+func walkOffset[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, render func(T) R) (*Page, error) {
 	if match == nil {
 		return offsetPage(c, n, func(start, end int) ([]R, error) {
 			out := make([]R, 0, end-start)

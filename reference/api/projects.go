@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -137,9 +138,42 @@ func (s *Server) listProjects(c *Ctx) error {
 			}}
 		sorted := d.ProjectsOrdered(deref(orderBy, "created_at"))
 		at := orderedAt(sorted, deref(sortDir, "desc") != "asc")
-		v := c.view(d)
-		return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.project(p) })
+		return PaginateWalk(c, len(sorted), at, match, ks, projectRender(c, d, false, false))
 	})
+}
+
+// projectViewKey names one project's encoded view in a list: the simple form
+// or the full one, URLs starting with base, shared_with_groups as of the
+// expiry epoch (store.Data.ExpiryEpoch).
+type projectViewKey struct {
+	id     int
+	simple bool
+	base   string
+	epoch  int
+}
+
+// projectRender renders projects for a list (simple: the simple form;
+// withCustomAttributes: with their custom attributes). Each project's view
+// is encoded once between writes (Data.Memo); with custom attributes, which
+// only administrators ask for, it is encoded afresh.
+func projectRender(c *Ctx, d *store.Data, simple, withCustomAttributes bool) func(*store.Project) json.RawMessage {
+	v, epoch := c.view(d), d.ExpiryEpoch()
+	view := func(p *store.Project, ca []map[string]string) any {
+		if simple {
+			out := v.projectSimple(p)
+			out.CustomAttributes = ca
+			return out
+		}
+		out := v.project(p)
+		out.CustomAttributes = ca
+		return out
+	}
+	return func(p *store.Project) json.RawMessage {
+		if withCustomAttributes {
+			return encoded(view(p, customAttributes(p.CustomAttributes)))
+		}
+		return d.Memo(projectViewKey{p.ID, simple, c.base, epoch}, func() any { return encoded(view(p, nil)) }).(json.RawMessage)
+	}
 }
 
 // orderedAt reads an ascending ordering forwards, or backwards when desc:
