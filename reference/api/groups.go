@@ -332,16 +332,6 @@ func (o ListGroupsOptions) unfiltered(u *store.User) bool {
 		o.MarkedForDeletionOn == nil && len(o.CustomAttributes) == 0
 }
 
-// groupViewKey names one group's encoded entry in GET /groups: with
-// statistics or not, URLs starting with base, shared_with_groups as of the
-// expiry epoch (store.Data.ExpiryEpoch).
-type groupViewKey struct {
-	id         int
-	statistics bool
-	base       string
-	epoch      int
-}
-
 // listGroups implements GET /groups (rules groups.list.*, limits.pagination.5):
 // offset pagination, and keyset pagination ordered by name ascending for
 // unauthenticated callers. The groups are walked in the store's ordering,
@@ -362,9 +352,10 @@ func (s *Server) listGroups(c *Ctx) error {
 				out.CustomAttributes = &ca
 				return encoded(out)
 			}
-			return d.Memo(groupViewKey{g.ID, o.Statistics, c.base, epoch}, func() any {
+			// Kept as of the expiry epoch: shared_with_groups shows links that expire.
+			return d.MemoView(store.ViewKey{Kind: viewGroup, Variant: flag(o.Statistics), ID: g.ID, Epoch: epoch, Base: c.base}, func() []byte {
 				return encoded(v.groupEntry(g, o.Statistics))
-			}).(json.RawMessage)
+			})
 		}
 		match := func(g *store.Group) bool { return o.match(d, c.Caller, g) }
 		byName := ListGroupsOptions{OrderBy: "name", Sort: "asc"}

@@ -228,12 +228,6 @@ func newestFirst(jobs []*store.Job) []*store.Job {
 	return out
 }
 
-// jobViewKey names one job's encoded view: URLs starting with base.
-type jobViewKey struct {
-	id   int
-	base string
-}
-
 // jobRender renders jobs for a list, each job's view encoded once between
 // writes (Data.Memo) unless it shows durations that run on with the clock
 // (a pending or running job's).
@@ -243,7 +237,7 @@ func (c *Ctx) jobRender(d *store.Data) func(*store.Job) json.RawMessage {
 		if j.Status == "pending" || j.StartedAt != nil && j.FinishedAt == nil {
 			return encoded(v.jobJSON(j))
 		}
-		return d.Memo(jobViewKey{j.ID, c.base}, func() any { return encoded(v.jobJSON(j)) }).(json.RawMessage)
+		return d.MemoView(store.ViewKey{Kind: viewJob, ID: j.ID, Base: c.base}, func() []byte { return encoded(v.jobJSON(j)) })
 	}
 }
 

@@ -206,15 +206,6 @@ func (s *Server) listAllProjectMembers(c *Ctx) error {
 	return s.listMembers(c, store.SourceProject, true)
 }
 
-// memberViewKey names one membership's encoded view in a members list: the
-// level shown (capped for invitations), the administrator's form (with
-// email) or not, URLs starting with base.
-type memberViewKey struct {
-	member, level int
-	admin         bool
-	base          string
-}
-
 // listMembers implements GET /groups/:id/members, /projects/:id/members and
 // their /all forms (rules members.list.*, members.list-all.*,
 // members.visibility.*, members.access.*, members.fields.*). The members are
@@ -241,9 +232,10 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 				b := seat(e.User)
 				return encoded(MemberSeatJSON{MemberJSON: v.member(e.Member, int(e.Level)), IsUsingSeat: &b})
 			}
-			return d.Memo(memberViewKey{e.Member.ID, int(e.Level), admin, c.base}, func() any {
-				return encoded(v.member(e.Member, int(e.Level)))
-			}).(json.RawMessage)
+			// The level shown (capped for invitations) and the administrator's
+			// form (with email) are the view's variant.
+			k := store.ViewKey{Kind: viewMember, Variant: uint8(e.Level)<<1 | flag(admin), ID: e.Member.ID, Base: c.base}
+			return d.MemoView(k, func() []byte { return encoded(v.member(e.Member, int(e.Level))) })
 		}
 		var match func(memberEntry) bool
 		if filtered {

@@ -142,16 +142,6 @@ func (s *Server) listProjects(c *Ctx) error {
 	})
 }
 
-// projectViewKey names one project's encoded view in a list: the simple form
-// or the full one, URLs starting with base, shared_with_groups as of the
-// expiry epoch (store.Data.ExpiryEpoch).
-type projectViewKey struct {
-	id     int
-	simple bool
-	base   string
-	epoch  int
-}
-
 // projectRender renders projects for a list (simple: the simple form;
 // withCustomAttributes: with their custom attributes). Each project's view
 // is encoded once between writes (Data.Memo); with custom attributes, which
@@ -172,7 +162,9 @@ func projectRender(c *Ctx, d *store.Data, simple, withCustomAttributes bool) fun
 		if withCustomAttributes {
 			return encoded(view(p, customAttributes(p.CustomAttributes)))
 		}
-		return d.Memo(projectViewKey{p.ID, simple, c.base, epoch}, func() any { return encoded(view(p, nil)) }).(json.RawMessage)
+		// Kept as of the expiry epoch: shared_with_groups shows links that expire.
+		k := store.ViewKey{Kind: viewProject, Variant: flag(simple), ID: p.ID, Epoch: epoch, Base: c.base}
+		return d.MemoView(k, func() []byte { return encoded(view(p, nil)) })
 	}
 }
 

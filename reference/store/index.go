@@ -28,6 +28,7 @@ type readCache struct {
 	projMember   map[int]bool                 // users with a direct project membership
 	userOrdered  map[string][]*User           // users by field, ascending (ties by id)
 	memo         map[any]any                  // Memo's values, at most memoLimit
+	views        map[ViewKey][]byte           // MemoView's values, at most memoLimit
 	members      map[sourceKey]*memberList    // direct memberships by source, ascending id
 	deadlines    []time.Time                  // every membership's and link's expiry, ascending
 	grants       map[grantsKey]*SourceGrants  // members/all entries by source and expiry epoch
@@ -48,6 +49,7 @@ func (c *readCache) drop() {
 	c.projects, c.nsProjects, c.projOrdered, c.groupOrdered = nil, nil, nil, nil
 	c.userSearch, c.projMember, c.userOrdered, c.memo = nil, nil, nil, nil
 	c.members, c.deadlines, c.grants, c.groupsByID, c.groupsSorted, c.jobs = nil, nil, nil, nil, nil, nil
+	c.views = nil
 	c.mu.Unlock()
 }
 
@@ -669,4 +671,41 @@ func (d *Data) jobIdx() *jobIndex {
 			}
 			return x
 		})
+}
+
+// ViewKey names one record's encoded view kept by MemoView: what kind of
+// record and view (Kind, the caller's constant), the record's id, the
+// variant of the view (a form, a level shown, whether the caller is an
+// administrator), the expiry epoch when the view shows what expires
+// (ExpiryEpoch), and the base of its URLs. A plain comparable key: a lookup
+// allocates nothing (Memo's interface key is boxed on every call).
+type ViewKey struct {
+	Kind, Variant uint8
+	ID, Epoch     int
+	Base          string
+}
+
+// MemoView returns compute's bytes for k, kept until the next write, as
+// Memo does (at most memoLimit views; computed afresh within a write).
+func (d *Data) MemoView(k ViewKey, compute func() []byte) []byte {
+	if !d.cached {
+		return compute()
+	}
+	c := &d.cache
+	c.mu.Lock()
+	v, ok := c.views[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if c.views == nil {
+		c.views = map[ViewKey][]byte{}
+	}
+	if len(c.views) < memoLimit {
+		c.views[k] = v
+	}
+	c.mu.Unlock()
+	return v
 }
