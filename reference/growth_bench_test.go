@@ -116,6 +116,18 @@ func BenchmarkListGrowth(b *testing.B) {
 	}
 	b.Run("groups/page1", func(b *testing.B) { growth(b, gworlds, gfirst, growthGroups) })
 	b.Run("groups/offset-last", func(b *testing.B) { growth(b, gworlds, glast, growthGroups) })
+	gsub := make([]string, len(growthGroups))
+	for i, inst := range gworlds {
+		err := inst.Server.Store().Read(func(d *store.Data) error {
+			parent := d.GroupByPath(fmt.Sprintf("bench-group-%05d", growthGroups[i]-1))
+			gsub[i] = fmt.Sprintf("/api/v4/groups/%d/subgroups?per_page=20", parent.ID)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("groups/subgroups", func(b *testing.B) { growth(b, gworlds, gsub, growthGroups) })
 
 	jworlds := make([]*reference.Instance, len(growthJobs))
 	jtargets := map[string][]string{}
@@ -162,7 +174,8 @@ func membersWorld(b *testing.B, inst *reference.Instance) (gid, pid int) {
 	return gid, pid
 }
 
-// groupsWorld builds a reference with n top-level groups.
+// groupsWorld builds a reference with n top-level groups, the last of
+// which has 25 subgroups.
 func groupsWorld(b *testing.B, n int) *reference.Instance {
 	b.Helper()
 	inst, err := reference.New(reference.Config{RootToken: benchToken, Seed: "none", FixedClock: true})
@@ -172,8 +185,15 @@ func groupsWorld(b *testing.B, n int) *reference.Instance {
 	err = inst.Server.Store().Write(func(d *store.Data) error {
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("bench-group-%05d", i)
-			if _, err := d.CreateGroup(store.NewGroup{Name: name, Path: name, Visibility: "private", CreatorID: 1}); err != nil {
+			g, err := d.CreateGroup(store.NewGroup{Name: name, Path: name, Visibility: "private", CreatorID: 1})
+			if err != nil {
 				return err
+			}
+			for k := 0; i == n-1 && k < 25; k++ {
+				sub := fmt.Sprintf("bench-subgroup-%02d", k)
+				if _, err := d.CreateGroup(store.NewGroup{Name: sub, Path: sub, Visibility: "private", ParentID: g.ID, CreatorID: 1}); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

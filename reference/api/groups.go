@@ -332,6 +332,25 @@ func (o ListGroupsOptions) unfiltered(u *store.User) bool {
 		o.MarkedForDeletionOn == nil && len(o.CustomAttributes) == 0
 }
 
+// groupRender renders the entries of GET /groups and of a group's
+// subgroups, each encoded once between writes (Data.MemoView) unless custom
+// attributes are asked for.
+func groupRender(c *Ctx, d *store.Data, o ListGroupsOptions) func(*store.Group) json.RawMessage {
+	v, epoch := c.view(d), d.ExpiryEpoch()
+	return func(g *store.Group) json.RawMessage {
+		if o.WithCustomAttributes {
+			out := v.groupEntry(g, o.Statistics)
+			ca := customAttributes(g.CustomAttributes)
+			out.CustomAttributes = &ca
+			return encoded(out)
+		}
+		// Kept as of the expiry epoch: shared_with_groups shows links that expire.
+		return d.MemoView(store.ViewKey{Kind: viewGroup, Variant: flag(o.Statistics), ID: g.ID, Epoch: epoch, Base: c.base}, func() []byte {
+			return encoded(v.groupEntry(g, o.Statistics))
+		})
+	}
+}
+
 // listGroups implements GET /groups (rules groups.list.*, limits.pagination.5):
 // offset pagination, and keyset pagination ordered by name ascending for
 // unauthenticated callers. The groups are walked in the store's ordering,
@@ -343,20 +362,7 @@ func (s *Server) listGroups(c *Ctx) error {
 		return err
 	}
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
-		v := c.view(d)
-		epoch := d.ExpiryEpoch()
-		render := func(g *store.Group) json.RawMessage {
-			if o.WithCustomAttributes {
-				out := v.groupEntry(g, o.Statistics)
-				ca := customAttributes(g.CustomAttributes)
-				out.CustomAttributes = &ca
-				return encoded(out)
-			}
-			// Kept as of the expiry epoch: shared_with_groups shows links that expire.
-			return d.MemoView(store.ViewKey{Kind: viewGroup, Variant: flag(o.Statistics), ID: g.ID, Epoch: epoch, Base: c.base}, func() []byte {
-				return encoded(v.groupEntry(g, o.Statistics))
-			})
-		}
+		render := groupRender(c, d, o)
 		match := func(g *store.Group) bool { return o.match(d, c.Caller, g) }
 		byName := ListGroupsOptions{OrderBy: "name", Sort: "asc"}
 		ks := &Keyset[*store.Group]{Sorts: []string{"asc"}, DefaultOrder: "name", DefaultSort: "asc", Match: match,

@@ -221,6 +221,8 @@ func TestListViewsEncodeAsMarshal(t *testing.T) {
 		{"/api/v4/groups?order_by=path&sort=desc", signedIn, group(false, false)},
 		{"/api/v4/groups?statistics=true", []string{viewsRootToken}, group(true, false)},
 		{"/api/v4/groups?with_custom_attributes=true", []string{viewsRootToken}, group(false, true)},
+		{fmt.Sprintf("/api/v4/groups/%d/subgroups", w.top.ID), signedIn, group(false, false)},
+		{fmt.Sprintf("/api/v4/groups/%d/subgroups?statistics=true", w.top.ID), []string{viewsRootToken}, group(true, false)},
 		{fmt.Sprintf("/api/v4/groups/%d/members", w.top.ID), signedIn, member(store.SourceGroup, top, false, false)},
 		{fmt.Sprintf("/api/v4/groups/%d/members?show_seat_info=true", w.top.ID), []string{viewsRootToken}, member(store.SourceGroup, top, false, true)},
 		{fmt.Sprintf("/api/v4/groups/%d/members/all", w.sub.ID), signedIn, member(store.SourceGroup, sub, true, false)},

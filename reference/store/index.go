@@ -34,6 +34,7 @@ type readCache struct {
 	grants       map[grantsKey]*SourceGrants  // members/all entries by source and expiry epoch
 	groupsByID   []*Group                     // ascending id
 	groupsSorted map[string][]*Group          // by ordering name (GroupsOrdered)
+	children     map[int][]*Group             // groups by parent id, ascending id
 	jobs         *jobIndex                    // jobs by project and pipeline, pipelines by parent
 }
 
@@ -49,7 +50,7 @@ func (c *readCache) drop() {
 	c.projects, c.nsProjects, c.projOrdered, c.groupOrdered = nil, nil, nil, nil
 	c.userSearch, c.projMember, c.userOrdered, c.memo = nil, nil, nil, nil
 	c.members, c.deadlines, c.grants, c.groupsByID, c.groupsSorted, c.jobs = nil, nil, nil, nil, nil, nil
-	c.views = nil
+	c.views, c.children = nil, nil
 	c.mu.Unlock()
 }
 
@@ -614,6 +615,23 @@ func (d *Data) Groups() []*Group {
 			sortByID(out, func(g *Group) int { return g.ID })
 			return out
 		})
+}
+
+// ChildGroups returns the groups whose parent is id, in id order; callers
+// must not change the slice.
+func (d *Data) ChildGroups(id int) []*Group {
+	return cachedValue(d,
+		func(c *readCache) (map[int][]*Group, bool) { return c.children, c.children != nil },
+		func(c *readCache, v map[int][]*Group) { c.children = v },
+		func() map[int][]*Group {
+			m := map[int][]*Group{}
+			for _, g := range d.Groups() { // id order, so each list is too
+				if g.ParentID != 0 {
+					m[g.ParentID] = append(m[g.ParentID], g)
+				}
+			}
+			return m
+		})[id]
 }
 
 // GroupsOrdered returns every group sorted (stably, from id order) by cmp,
