@@ -234,7 +234,7 @@ func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 			}
 			// The level shown (capped for invitations) and the administrator's
 			// form (with email) are the view's variant.
-			k := store.ViewKey{Kind: viewMember, Variant: uint8(e.Level)<<1 | flag(admin), ID: e.Member.ID, Base: c.base}
+			k := store.ViewKey{Kind: viewMember, Variant: int(e.Level)<<1 | flag(admin), ID: e.Member.ID, Base: c.base}
 			return d.MemoView(k, func() []byte { return encoded(v.member(e.Member, int(e.Level))) })
 		}
 		var match func(memberEntry) bool

@@ -28,7 +28,7 @@ const (
 )
 
 // flag is 1 for true: a view variant's bit (store.ViewKey.Variant).
-func flag(b bool) uint8 {
+func flag(b bool) int {
 	if b {
 		return 1
 	}

@@ -698,9 +698,10 @@ func (d *Data) jobIdx() *jobIndex {
 // (ExpiryEpoch), and the base of its URLs. A plain comparable key: a lookup
 // allocates nothing (Memo's interface key is boxed on every call).
 type ViewKey struct {
-	Kind, Variant uint8
-	ID, Epoch     int
-	Base          string
+	Kind      uint8
+	Variant   int
+	ID, Epoch int
+	Base      string
 }
 
 // MemoView returns compute's bytes for k, kept until the next write, as
