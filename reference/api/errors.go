@@ -162,8 +162,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"message":"500 Internal Server Error"}`)
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	vals := make([]string, 2) // one allocation for both values
+	vals[0], vals[1] = "application/json", strconv.Itoa(buf.Len())
+	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 	w.WriteHeader(status)
 	w.Write(buf.Bytes()) // one write per answer
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -265,7 +266,7 @@ func (o ListGroupsOptions) match(d *store.Data, u *store.User, g *store.Group) b
 // by id ascending; similarity ranks the closest path (then name) to search
 // first, then subgroups before top-level groups, then newer first, and falls
 // back to name order when there is no search.
-func sortGroups(d *store.Data, gs []*store.Group, o ListGroupsOptions) {
+func sortGroups(gs []*store.Group, o ListGroupsOptions) {
 	if o.OrderBy == "similarity" && o.Search != nil && *o.Search != "" {
 		score := map[int]float64{}
 		for _, g := range gs {
@@ -282,11 +283,28 @@ func sortGroups(d *store.Data, gs []*store.Group, o ListGroupsOptions) {
 		})
 		return
 	}
+	_, order := groupOrder(o)
+	slices.SortStableFunc(gs, order)
+}
+
+// groupOrder is GET /groups' ordering by a field (similarity without a
+// search is by name): descending reverses the field, never the id that
+// breaks ties. name names the ordering (GroupsOrdered keeps it under it):
+// a field the list does not order by leaves id order.
+func groupOrder(o ListGroupsOptions) (name string, order func(a, b *store.Group) int) {
 	field := o.OrderBy
-	if field == "similarity" {
+	switch field {
+	case "similarity":
 		field = "name"
+	case "name", "path", "id":
+	default:
+		field = "none"
 	}
-	slices.SortStableFunc(gs, func(a, b *store.Group) int {
+	name = field + " asc"
+	if o.Sort == "desc" {
+		name = field + " desc"
+	}
+	return name, func(a, b *store.Group) int {
 		var c int
 		switch field {
 		case "name":
@@ -303,53 +321,80 @@ func sortGroups(d *store.Data, gs []*store.Group, o ListGroupsOptions) {
 			c = cmp.Compare(a.ID, b.ID)
 		}
 		return c
-	})
+	}
+}
+
+// unfiltered reports whether match keeps every group for caller: an
+// administrator (who sees every group) listing all of them, no filter.
+func (o ListGroupsOptions) unfiltered(u *store.User) bool {
+	return u != nil && u.Admin && o.AllAvailable && !o.Owned && o.MinAccessLevel == nil && len(o.SkipGroups) == 0 &&
+		(o.Search == nil || *o.Search == "") && o.Visibility == nil && !o.TopLevelOnly && o.RepositoryStorage == nil &&
+		o.MarkedForDeletionOn == nil && len(o.CustomAttributes) == 0
+}
+
+// groupRender renders the entries of GET /groups and of a group's
+// subgroups, each encoded once between writes (Data.MemoView) unless custom
+// attributes are asked for.
+func groupRender(c *Ctx, d *store.Data, o ListGroupsOptions) func(*store.Group) json.RawMessage {
+	v, epoch := c.view(d), d.ExpiryEpoch()
+	return func(g *store.Group) json.RawMessage {
+		if o.WithCustomAttributes {
+			out := v.groupEntry(g, o.Statistics)
+			ca := customAttributes(g.CustomAttributes)
+			out.CustomAttributes = &ca
+			return encoded(out)
+		}
+		// Kept as of the expiry epoch: shared_with_groups shows links that expire.
+		return d.MemoView(store.ViewKey{Kind: viewGroup, Variant: flag(o.Statistics), ID: g.ID, Epoch: epoch, Base: c.base}, func() []byte {
+			return encoded(v.groupEntry(g, o.Statistics))
+		})
+	}
 }
 
 // listGroups implements GET /groups (rules groups.list.*, limits.pagination.5):
 // offset pagination, and keyset pagination ordered by name ascending for
-// unauthenticated callers.
+// unauthenticated callers. The groups are walked in the store's ordering,
+// stopping at the page's end (issue 21); similarity ranks every match, so
+// it gathers them first.
 func (s *Server) listGroups(c *Ctx) error {
 	o, err := c.readListGroupsOptions()
 	if err != nil {
 		return err
 	}
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
-		v := c.view(d)
-		render := func(g *store.Group) any {
-			out := v.groupEntry(g, o.Statistics)
-			if o.WithCustomAttributes {
-				ca := customAttributes(g.CustomAttributes)
-				out.CustomAttributes = &ca
-			}
-			return out
-		}
+		render := groupRender(c, d, o)
 		match := func(g *store.Group) bool { return o.match(d, c.Caller, g) }
-		byName := func() []*store.Group {
-			all := d.Groups()
-			sortGroups(d, all, ListGroupsOptions{OrderBy: "name", Sort: "asc"})
-			return all
-		}
+		byName := ListGroupsOptions{OrderBy: "name", Sort: "asc"}
 		ks := &Keyset[*store.Group]{Sorts: []string{"asc"}, DefaultOrder: "name", DefaultSort: "asc", Match: match,
 			Orders: map[string]KeysetOrder[*store.Group]{
-				"name": {Sorted: byName, Key: func(g *store.Group) Cursor { return Cursor{V: g.Name, ID: g.ID} }},
+				"name": {Sorted: func() []*store.Group { return d.GroupsOrdered(groupOrder(byName)) },
+					Key: func(g *store.Group) Cursor { return Cursor{V: g.Name, ID: g.ID} }},
 			}}
-		var items []*store.Group
-		for _, g := range d.Groups() {
-			if match(g) {
-				items = append(items, g)
+		var sorted []*store.Group
+		if o.OrderBy == "similarity" && o.Search != nil && *o.Search != "" {
+			for _, g := range d.Groups() {
+				if match(g) {
+					sorted = append(sorted, g)
+				}
+			}
+			sortGroups(sorted, o)
+			match = nil
+		} else {
+			sorted = d.GroupsOrdered(groupOrder(o))
+			if o.unfiltered(c.Caller) {
+				match = nil
 			}
 		}
-		sortGroups(d, items, o)
+		at := orderedAt(sorted, false)
 		if c.Caller != nil {
 			// Limits 4 lists groups keyset as "(order_by=name, sort=asc,
 			// unauthenticated)"; the platform pages GET /groups by keyset
 			// for unauthenticated callers only and answers the others with
 			// offset pages whatever they ask (present_groups_with_pagination_strategies,
 			// lib/api/groups.rb, skratsch-solutions/gitlabhq @4300d840).
-			return PaginateOffset(c, items, render)
+			return PaginateWalkOffset(c, len(sorted), at, match, render)
 		}
-		return Paginate(c, items, ks, render)
+		return PaginateWalk(c, len(sorted), at, match, ks, render)
 	})
 }
 
@@ -487,7 +532,7 @@ func (s *Server) listGroupProjects(c *Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		render := groupProjectRender(c.view(d), o)
+		render := projectRender(c, d, o.Simple, o.WithCustomAttributes)
 		match := func(p *store.Project) bool { return o.match(d, c.Caller, p) }
 		if o.OrderBy == "similarity" {
 			// Similarity scores every match against the search: gathered first.
@@ -556,24 +601,6 @@ func (o ListGroupProjectsOptions) unfiltered(u *store.User) bool {
 		}
 	}
 	return true
-}
-
-// groupProjectRender renders one project of GET /groups/:id/projects.
-func groupProjectRender(v *view, o ListGroupProjectsOptions) func(p *store.Project) any {
-	return func(p *store.Project) any {
-		var ca []map[string]string
-		if o.WithCustomAttributes {
-			ca = customAttributes(p.CustomAttributes)
-		}
-		if o.Simple {
-			out := v.projectSimple(p)
-			out.CustomAttributes = ca
-			return out
-		}
-		out := v.project(p)
-		out.CustomAttributes = ca
-		return out
-	}
 }
 
 // starProject implements the platform's POST /projects/:id/star (provisioning

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -227,8 +228,23 @@ func newestFirst(jobs []*store.Job) []*store.Job {
 	return out
 }
 
+// jobRender renders jobs for a list, each job's view encoded once between
+// writes (Data.Memo) unless it shows durations that run on with the clock
+// (a pending or running job's).
+func (c *Ctx) jobRender(d *store.Data) func(*store.Job) json.RawMessage {
+	v := c.view(d)
+	return func(j *store.Job) json.RawMessage {
+		if j.Status == "pending" || j.StartedAt != nil && j.FinishedAt == nil {
+			return encoded(v.jobJSON(j))
+		}
+		return d.MemoView(store.ViewKey{Kind: viewJob, ID: j.ID, Base: c.base}, func() []byte { return encoded(v.jobJSON(j)) })
+	}
+}
+
 // listProjectJobs implements GET /projects/:id/jobs (rules jobs.list.*):
-// IDs descending, scope filter, keyset pagination by id descending.
+// IDs descending, scope filter, keyset pagination by id descending. The
+// project's jobs are walked newest first in the store's index, stopping at
+// the page's end (issue 21).
 func (s *Server) listProjectJobs(c *Ctx) error {
 	scope, err := c.jobScope()
 	if err != nil {
@@ -240,12 +256,9 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 			return nil, err
 		}
 		all := d.ProjectJobs(p.ID)
-		match := func(j *store.Job) bool { return scope == nil || scope[j.Status] }
-		var kept []*store.Job
-		for _, j := range all {
-			if match(j) {
-				kept = append(kept, j)
-			}
+		var match func(j *store.Job) bool
+		if scope != nil {
+			match = func(j *store.Job) bool { return scope[j.Status] }
 		}
 		ks := &Keyset[*store.Job]{
 			Orders: map[string]KeysetOrder[*store.Job]{"id": {
@@ -254,7 +267,7 @@ func (s *Server) listProjectJobs(c *Ctx) error {
 			}},
 			Sorts: []string{"desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
 		}
-		return Paginate(c, newestFirst(kept), ks, c.view(d).jobJSON)
+		return PaginateWalk(c, len(all), orderedAt(all, true), match, ks, c.jobRender(d))
 	})
 }
 
@@ -301,7 +314,7 @@ func (s *Server) listPipelineJobs(c *Ctx) error {
 			}
 		}
 		sortJobsByID(jobs)
-		return Paginate(c, newestFirst(jobs), nil, c.view(d).jobJSON)
+		return Paginate(c, newestFirst(jobs), nil, c.jobRender(d))
 	})
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -134,51 +135,38 @@ type memberEntry struct {
 	Level  access.Level
 }
 
-// directMembers are the entries of GET .../members: the source's own members.
-func directMembers(d *store.Data, src *source) []memberEntry {
-	var out []memberEntry
-	for _, m := range d.DirectMembers(src.Type, src.ID) {
-		if u := d.User(m.UserID); u != nil {
-			out = append(out, memberEntry{User: u, Member: m, Level: m.Access})
-		}
-	}
-	return out
-}
-
 // allMembers are the entries of GET .../members/all: direct, inherited and
-// invited members, the highest level winning per user, in user-id order.
-// Members of an invited group the caller may not see through are left out
-// (rule members.visibility.1).
-func (c *Ctx) allMembers(d *store.Data, src *source) []memberEntry {
-	sees := map[int]bool{}
-	seesVia := func(l *store.Link) bool {
-		v, ok := sees[l.ID]
-		if !ok {
-			v = c.seesInvitedMembers(d, src, l)
-			sees[l.ID] = v
-		}
-		return v
+// invited members, the highest level winning per user, in user-id order:
+// at(i) is the i-th user of the store's AllGrants. Members of an invited
+// group the caller may not see through are left out (rule
+// members.visibility.1): their entry has no Member when the user has no
+// other way in; seesAll reports that the caller sees through every
+// invitation, so every entry has one.
+func (c *Ctx) allMembers(d *store.Data, src *source) (at func(int) memberEntry, seesAll bool) {
+	sg := d.AllGrants(src.Type, src.ID)
+	sees := make(map[*store.Link]bool, len(sg.Links))
+	seesAll = true
+	for _, l := range sg.Links {
+		sees[l] = c.seesInvitedMembers(d, src, l)
+		seesAll = seesAll && sees[l]
 	}
-	var out []memberEntry
-	for uid, gs := range d.Grants(src.Type, src.ID) {
-		u := d.User(uid)
-		if u == nil {
-			continue
-		}
-		kept := gs[:0:0]
-		for _, g := range gs {
-			if g.Via == nil || seesVia(g.Via) {
-				kept = append(kept, g)
+	return func(i int) memberEntry {
+		ug := sg.Users[i]
+		best := ug.Best
+		if !seesAll {
+			kept := ug.Grants[:0:0]
+			for _, g := range ug.Grants {
+				if g.Via == nil || sees[g.Via] {
+					kept = append(kept, g)
+				}
 			}
+			if len(kept) == 0 {
+				return memberEntry{User: ug.User}
+			}
+			best = store.Best(kept)
 		}
-		if len(kept) == 0 {
-			continue
-		}
-		best := store.Best(kept)
-		out = append(out, memberEntry{User: u, Member: best.Member, Level: best.Level})
-	}
-	slices.SortFunc(out, func(a, b memberEntry) int { return a.User.ID - b.User.ID })
-	return out
+		return memberEntry{User: ug.User, Member: best.Member, Level: best.Level}
+	}, seesAll
 }
 
 // seesInvitedMembers applies the Members section: members of an invited
@@ -206,22 +194,6 @@ type MemberSeatJSON struct {
 	IsUsingSeat *bool `json:"is_using_seat,omitempty"`
 }
 
-func (c *Ctx) memberRenderer(d *store.Data, src *source, seatInfo bool) func(memberEntry) any {
-	v := c.view(d)
-	var seat func(*store.User) bool
-	if seatInfo {
-		seat = d.SeatHolders(src.Type, src.ID)
-	}
-	return func(e memberEntry) any {
-		out := MemberSeatJSON{MemberJSON: v.member(e.Member, int(e.Level))}
-		if seat != nil {
-			b := seat(e.User)
-			out.IsUsingSeat = &b
-		}
-		return out
-	}
-}
-
 func (s *Server) listGroupMembers(c *Ctx) error { return s.listMembers(c, store.SourceGroup, false) }
 
 func (s *Server) listProjectMembers(c *Ctx) error {
@@ -236,28 +208,58 @@ func (s *Server) listAllProjectMembers(c *Ctx) error {
 
 // listMembers implements GET /groups/:id/members, /projects/:id/members and
 // their /all forms (rules members.list.*, members.list-all.*,
-// members.visibility.*, members.access.*, members.fields.*).
+// members.visibility.*, members.access.*, members.fields.*). The members are
+// walked in the store's per-source index (members/all: its kept grants),
+// stopping at the page's end when no filter applies (issue 21).
 func (s *Server) listMembers(c *Ctx, t store.SourceType, all bool) error {
 	o, err := c.readListMembersOptions(all)
 	if err != nil {
 		return err
 	}
+	filtered := o.Query != nil || o.UserIDs != nil || len(o.SkipUsers) > 0 || o.State != nil
 	return s.readPage(c, func(d *store.Data) (*Page, error) {
 		src, err := c.sourceOf(d, t)
 		if err != nil {
 			return nil, err
 		}
-		entries := directMembers(d, src)
-		if all {
-			entries = c.allMembers(d, src)
+		var seat func(*store.User) bool
+		if o.ShowSeatInfo {
+			seat = d.SeatHolders(src.Type, src.ID)
 		}
-		items := entries[:0:0]
-		for _, e := range entries {
-			if o.match(e.User) {
-				items = append(items, e)
+		v, admin := c.view(d), c.Admin()
+		render := func(e memberEntry) json.RawMessage {
+			if seat != nil {
+				b := seat(e.User)
+				return encoded(MemberSeatJSON{MemberJSON: v.member(e.Member, int(e.Level)), IsUsingSeat: &b})
 			}
+			// The level shown (capped for invitations) and the administrator's
+			// form (with email) are the view's variant.
+			k := store.ViewKey{Kind: viewMember, Variant: int(e.Level)<<1 | flag(admin), ID: e.Member.ID, Base: c.base}
+			return d.MemoView(k, func() []byte { return encoded(v.member(e.Member, int(e.Level))) })
 		}
-		return Paginate(c, items, nil, c.memberRenderer(d, src, o.ShowSeatInfo))
+		var match func(memberEntry) bool
+		if filtered {
+			match = func(e memberEntry) bool { return o.match(e.User) }
+		}
+		if !all {
+			ms := d.DirectMembers(t, src.ID)
+			at := func(i int) memberEntry {
+				m := ms[i]
+				return memberEntry{User: d.User(m.UserID), Member: m, Level: m.Access}
+			}
+			if d.MembersWithoutUser(t, src.ID) {
+				keep := match
+				match = func(e memberEntry) bool { return e.User != nil && (keep == nil || keep(e)) }
+			}
+			return PaginateWalk(c, len(ms), at, match, nil, render)
+		}
+		at, seesAll := c.allMembers(d, src)
+		if !seesAll {
+			keep := match
+			match = func(e memberEntry) bool { return e.Member != nil && (keep == nil || keep(e)) }
+		}
+		n := len(d.AllGrants(t, src.ID).Users)
+		return PaginateWalk(c, n, at, match, nil, render)
 	})
 }
 
@@ -285,17 +287,22 @@ func (s *Server) getMember(c *Ctx, t store.SourceType, all bool) error {
 		if err != nil {
 			return memberNotFound()
 		}
-		entries := directMembers(d, src)
+		var e memberEntry
 		if all {
-			entries = c.allMembers(d, src)
-		}
-		for _, e := range entries {
-			if e.User.ID == uid {
-				out = c.memberRenderer(d, src, false)(e)
-				return nil
+			users := d.AllGrants(t, src.ID).Users
+			i, found := slices.BinarySearchFunc(users, uid, func(ug store.UserGrants, id int) int { return ug.User.ID - id })
+			if found {
+				at, _ := c.allMembers(d, src)
+				e = at(i)
 			}
+		} else if m := d.DirectMember(t, src.ID, uid); m != nil {
+			e = memberEntry{User: d.User(uid), Member: m, Level: m.Access}
 		}
-		return memberNotFound()
+		if e.User == nil || e.Member == nil {
+			return memberNotFound()
+		}
+		out = c.view(d).member(e.Member, int(e.Level))
+		return nil
 	})
 	if err != nil {
 		return err

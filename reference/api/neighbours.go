@@ -190,21 +190,15 @@ func (s *Server) listSubgroups(c *Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		v := c.view(d)
+		// The parent's children from the store's index (issue 21): a
+		// page costs what the group's children cost, not the world's groups.
 		var items []*store.Group
-		for _, g := range d.Groups() {
-			if g.ParentID == parent.ID && o.match(d, c.Caller, g) {
+		for _, g := range d.ChildGroups(parent.ID) {
+			if o.match(d, c.Caller, g) {
 				items = append(items, g)
 			}
 		}
-		sortGroups(d, items, o)
-		return PaginateOffset(c, items, func(g *store.Group) any {
-			out := v.groupEntry(g, o.Statistics)
-			if o.WithCustomAttributes {
-				ca := customAttributes(g.CustomAttributes)
-				out.CustomAttributes = &ca
-			}
-			return out
-		})
+		sortGroups(items, o)
+		return PaginateOffset(c, items, groupRender(c, d, o))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,9 +61,12 @@ func (p *Page) set(name, value string) { p.header = append(p.header, [2]string{n
 
 // JSONPage writes p: its headers, then its items with 200.
 func (c *Ctx) JSONPage(p *Page) error {
+	// The names are canonical already; one slice holds every value.
 	h := c.W.Header()
-	for _, kv := range p.header {
-		h.Set(kv[0], kv[1])
+	vals := make([]string, len(p.header))
+	for i, kv := range p.header {
+		vals[i] = kv[1]
+		h[kv[0]] = vals[i : i+1 : i+1]
 	}
 	return c.JSON(http.StatusOK, p.items)
 }
@@ -133,6 +137,19 @@ func PaginateWalk[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, k
 		}
 		return keysetPage(c, ks, render)
 	}
+	return walkOffset(c, n, at, match, render)
+}
+
+// PaginateWalkOffset is PaginateWalk's offset pagination whatever pagination
+// asks (its value is still checked), as PaginateOffset is Paginate's.
+func PaginateWalkOffset[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, render func(T) R) (*Page, error) {
+	if _, err := c.keysetAsked(); err != nil {
+		return nil, err
+	}
+	return walkOffset(c, n, at, match, render)
+}
+
+func walkOffset[T, R any](c *Ctx, n int, at func(int) T, match func(T) bool, render func(T) R) (*Page, error) {
 	if match == nil {
 		return offsetPage(c, n, func(start, end int) ([]R, error) {
 			out := make([]R, 0, end-start)
@@ -224,24 +241,36 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	}
 	p.set("X-Next-Page", next)
 	p.set("X-Prev-Page", prev)
-	links := []string{}
+	// The Link header's entries, written into one string with the request's
+	// query read once (issue 21: four links a page were most of a page's
+	// allocations).
+	perS := strconv.Itoa(per)
+	q := c.queryPairs()
+	var b strings.Builder
+	b.Grow(4 * (len(c.base) + len(c.R.URL.Path) + len(c.R.URL.RawQuery) + 40))
+	entry := func(rel, page string) {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		c.writeLink(&b, q, rel, [][2]string{{"page", page}, {"per_page", perS}})
+	}
 	if prev != "" {
-		links = append(links, c.link("prev", map[string]string{"page": prev, "per_page": strconv.Itoa(per)}))
+		entry("prev", prev)
 	}
 	if next != "" {
-		links = append(links, c.link("next", map[string]string{"page": next, "per_page": strconv.Itoa(per)}))
+		entry("next", next)
 	}
-	links = append(links, c.link("first", map[string]string{"page": "1", "per_page": strconv.Itoa(per)}))
+	entry("first", "1")
 	if total <= countLimit {
 		// An empty list has one (empty) page, as on the platform:
 		// "[paginated_data.total_pages, 1].max" (gitlabhq/gitlabhq
 		// lib/gitlab/pagination/offset_pagination.rb @028bf690).
-		pages := max((total+per-1)/per, 1)
+		pages := strconv.Itoa(max((total+per-1)/per, 1))
 		p.set("X-Total", strconv.Itoa(total))
-		p.set("X-Total-Pages", strconv.Itoa(pages))
-		links = append(links, c.link("last", map[string]string{"page": strconv.Itoa(pages), "per_page": strconv.Itoa(per)}))
+		p.set("X-Total-Pages", pages)
+		entry("last", pages)
 	}
-	p.set("Link", strings.Join(links, ", "))
+	p.set("Link", b.String())
 	return p, nil
 }
 
@@ -399,7 +428,44 @@ func decodeCursor(s string) (Cursor, error) {
 // link builds one Link header entry: the request's own URL with set replacing
 // (or adding) those query parameters, other parameters kept in their order.
 func (c *Ctx) link(rel string, set map[string]string) string {
+	pairs := make([][2]string, 0, len(set))
+	for k, v := range set {
+		pairs = append(pairs, [2]string{k, v})
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
 	var b strings.Builder
+	c.writeLink(&b, c.queryPairs(), rel, pairs)
+	return b.String()
+}
+
+// queryPair is one key=value of the request's raw query, its key decoded.
+type queryPair struct {
+	raw, key string
+	ok       bool // the key decodes
+}
+
+// queryPairs splits the request's raw query once for the links of a page.
+func (c *Ctx) queryPairs() []queryPair {
+	raw := c.R.URL.RawQuery
+	if raw == "" {
+		return nil
+	}
+	out := make([]queryPair, 0, strings.Count(raw, "&")+1)
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		out = append(out, queryPair{raw: pair, key: key, ok: err == nil})
+	}
+	return out
+}
+
+// writeLink writes one Link header entry into b: the request's own URL (its
+// query q) with set, sorted by key, replacing (or adding) those parameters,
+// other parameters kept in their order.
+func (c *Ctx) writeLink(b *strings.Builder, q []queryPair, rel string, set [][2]string) {
 	b.WriteString("<")
 	b.WriteString(c.baseURL())
 	b.WriteString(c.R.URL.EscapedPath())
@@ -414,54 +480,43 @@ func (c *Ctx) link(rel string, set map[string]string) string {
 		b.WriteString("=")
 		b.WriteString(url.QueryEscape(v))
 	}
-	done := map[string]bool{}
-	for _, pair := range strings.Split(c.R.URL.RawQuery, "&") {
-		if pair == "" {
+	var done uint64 // bit i: set[i] written
+	for _, p := range q {
+		if !p.ok {
 			continue
 		}
-		k, _, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil {
-			continue
-		}
-		if v, ok := set[key]; ok {
-			if !done[key] {
-				add(key, v)
-				done[key] = true
+		if i := slices.IndexFunc(set, func(kv [2]string) bool { return kv[0] == p.key }); i >= 0 {
+			if done&(1<<i) == 0 {
+				add(p.key, set[i][1])
+				done |= 1 << i
 			}
 			continue
 		}
-		if key == "private_token" || key == "job_token" {
+		if p.key == "private_token" || p.key == "job_token" {
 			continue // credentials never travel in links
 		}
-		if strings.IndexFunc(pair, unsafeInLink) >= 0 {
+		if strings.IndexFunc(p.raw, unsafeInLink) >= 0 {
 			// A raw `>` (or a byte no URI may hold) would end or break the
 			// link; the same parameter re-encoded means the same.
-			_, v, _ := strings.Cut(pair, "=")
+			_, v, _ := strings.Cut(p.raw, "=")
 			value, _ := url.QueryUnescape(v) // the request's parameters decoded, so this does too
-			add(key, value)
+			add(p.key, value)
 			continue
 		}
 		if !first {
 			b.WriteString("&")
 		}
 		first = false
-		b.WriteString(pair)
+		b.WriteString(p.raw)
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !done[k] {
-			add(k, set[k])
+	for i, kv := range set {
+		if done&(1<<i) == 0 {
+			add(kv[0], kv[1])
 		}
 	}
 	b.WriteString(`>; rel="`)
 	b.WriteString(rel)
 	b.WriteString(`"`)
-	return b.String()
 }
 
 // unsafeInLink reports bytes a query may carry raw but a URI inside a Link

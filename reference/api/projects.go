@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -137,13 +138,36 @@ func (s *Server) listProjects(c *Ctx) error {
 			}}
 		sorted := d.ProjectsOrdered(deref(orderBy, "created_at"))
 		at := orderedAt(sorted, deref(sortDir, "desc") != "asc")
-		v := c.view(d)
-		if c.Caller == nil {
-			// The basic form to an anonymous caller (ProjectBasicJSON).
-			return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.projectSimple(p) })
-		}
-		return PaginateWalk(c, len(sorted), at, match, ks, func(p *store.Project) any { return v.project(p) })
+		// The basic form to an anonymous caller (ProjectBasicJSON; a list
+		// shows it in its simple fields).
+		return PaginateWalk(c, len(sorted), at, match, ks, projectRender(c, d, c.Caller == nil, false))
 	})
+}
+
+// projectRender renders projects for a list (simple: the simple form;
+// withCustomAttributes: with their custom attributes). Each project's view
+// is encoded once between writes (Data.Memo); with custom attributes, which
+// only administrators ask for, it is encoded afresh.
+func projectRender(c *Ctx, d *store.Data, simple, withCustomAttributes bool) func(*store.Project) json.RawMessage {
+	v, epoch := c.view(d), d.ExpiryEpoch()
+	view := func(p *store.Project, ca []map[string]string) any {
+		if simple {
+			out := v.projectSimple(p)
+			out.CustomAttributes = ca
+			return out
+		}
+		out := v.project(p)
+		out.CustomAttributes = ca
+		return out
+	}
+	return func(p *store.Project) json.RawMessage {
+		if withCustomAttributes {
+			return encoded(view(p, customAttributes(p.CustomAttributes)))
+		}
+		// Kept as of the expiry epoch: shared_with_groups shows links that expire.
+		k := store.ViewKey{Kind: viewProject, Variant: flag(simple), ID: p.ID, Epoch: epoch, Base: c.base}
+		return d.MemoView(k, func() []byte { return encoded(view(p, nil)) })
+	}
 }
 
 // orderedAt reads an ascending ordering forwards, or backwards when desc:

@@ -18,6 +18,23 @@ type view struct {
 func (c *Ctx) view(d *store.Data) *view { return &view{d: d, base: c.base, caller: c.Caller} }
 
 // ts formats a datetime as the platform does: UTC with milliseconds.
+// The kinds of view a list keeps encoded between writes (store.ViewKey.Kind).
+const (
+	viewUser uint8 = iota + 1
+	viewProject
+	viewGroup
+	viewMember
+	viewJob
+)
+
+// flag is 1 for true: a view variant's bit (store.ViewKey.Variant).
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func tsPtr(t *time.Time) *string {

@@ -149,14 +149,6 @@ func userCursor(field string) func(*store.User) Cursor {
 	}
 }
 
-// userViewKey names one user's encoded view in a list of GET /users: the
-// administrator view or the reference, whose URLs start with base.
-type userViewKey struct {
-	id    int
-	admin bool
-	base  string
-}
-
 // encoded is v as json.Marshal encodes it; the views it is given always encode.
 func encoded(v any) json.RawMessage {
 	b, err := json.Marshal(v)
@@ -183,12 +175,12 @@ func (s *Server) listUsers(c *Ctx) error {
 				a.CustomAttributes = customAttributes(u.CustomAttributes)
 				return encoded(a)
 			}
-			return d.Memo(userViewKey{u.ID, admin, c.base}, func() any {
+			return d.MemoView(store.ViewKey{Kind: viewUser, Variant: flag(admin), ID: u.ID, Base: c.base}, func() []byte {
 				if !admin {
 					return encoded(v.userRef(u))
 				}
 				return encoded(v.userAdmin(u))
-			}).(json.RawMessage)
+			})
 		}
 		var match func(*store.User) bool
 		if o.filters() {
@@ -224,10 +216,15 @@ func (s *Server) listUsers(c *Ctx) error {
 				return l
 			}
 		}
-		ks := &Keyset[*store.User]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
-			Orders: map[string]KeysetOrder[*store.User]{}}
-		for _, f := range []string{"id", "name", "username"} {
-			ks.Orders[f] = KeysetOrder[*store.User]{Sorted: func() []*store.User { return ordered(f) }, Key: userCursor(f)}
+		// The keyset orderings, built only for a keyset page (PaginateWalk
+		// reads ks for no other).
+		var ks *Keyset[*store.User]
+		if keyset, _ := c.keysetAsked(); keyset {
+			ks = &Keyset[*store.User]{Sorts: []string{"asc", "desc"}, DefaultOrder: "id", DefaultSort: "desc", Match: match,
+				Orders: map[string]KeysetOrder[*store.User]{}}
+			for _, f := range []string{"id", "name", "username"} {
+				ks.Orders[f] = KeysetOrder[*store.User]{Sorted: func() []*store.User { return ordered(f) }, Key: userCursor(f)}
+			}
 		}
 		sorted := ordered(orderBy)
 		at := func(i int) *store.User { return sorted[i] }

@@ -355,8 +355,12 @@ func (d *Data) Pipeline(projectID, id int) *Pipeline {
 	return nil
 }
 
-// PipelineJobs returns a pipeline's jobs and trigger jobs, in id order.
+// PipelineJobs returns a pipeline's jobs and trigger jobs, in id order;
+// callers must not change the slice (between writes it is the index's).
 func (d *Data) PipelineJobs(pipelineID int) []*Job {
+	if d.cached {
+		return d.jobIdx().byPipeline[pipelineID]
+	}
 	var out []*Job
 	for _, j := range d.jobs {
 		if j.PipelineID == pipelineID {
@@ -370,6 +374,14 @@ func (d *Data) PipelineJobs(pipelineID int) []*Job {
 // ChildPipelines returns the pipelines below pl (children, grandchildren…).
 func (d *Data) ChildPipelines(pl *Pipeline) []*Pipeline {
 	var out []*Pipeline
+	if d.cached {
+		for _, c := range d.jobIdx().children[pl.ID] {
+			out = append(out, c)
+			out = append(out, d.ChildPipelines(c)...)
+		}
+		sortByID(out, func(p *Pipeline) int { return p.ID })
+		return out
+	}
 	for _, c := range d.pipelines {
 		if c.ParentID == pl.ID {
 			out = append(out, c)
@@ -380,8 +392,12 @@ func (d *Data) ChildPipelines(pl *Pipeline) []*Pipeline {
 	return out
 }
 
-// ProjectJobs returns a project's jobs (not trigger jobs), in id order.
+// ProjectJobs returns a project's jobs (not trigger jobs), in id order;
+// callers must not change the slice (between writes it is the index's).
 func (d *Data) ProjectJobs(projectID int) []*Job {
+	if d.cached {
+		return d.jobIdx().byProject[projectID]
+	}
 	var out []*Job
 	for _, j := range d.jobs {
 		if j.ProjectID == projectID && !j.Bridge && !j.External {

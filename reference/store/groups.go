@@ -152,16 +152,6 @@ func (d *Data) GroupByPath(full string) *Group {
 	return g
 }
 
-// Groups returns every group in id order.
-func (d *Data) Groups() []*Group {
-	out := make([]*Group, 0, len(d.groups))
-	for _, g := range d.groups {
-		out = append(out, g)
-	}
-	sortByID(out, func(g *Group) int { return g.ID })
-	return out
-}
-
 // Ancestors returns g's ancestors, nearest first.
 func (d *Data) Ancestors(g *Group) []*Group {
 	var out []*Group

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,6 +28,14 @@ type readCache struct {
 	projMember   map[int]bool                 // users with a direct project membership
 	userOrdered  map[string][]*User           // users by field, ascending (ties by id)
 	memo         map[any]any                  // Memo's values, at most memoLimit
+	views        map[ViewKey][]byte           // MemoView's values, at most memoLimit
+	members      map[sourceKey]*memberList    // direct memberships by source, ascending id
+	deadlines    []time.Time                  // every membership's and link's expiry, ascending
+	grants       map[grantsKey]*SourceGrants  // members/all entries by source and expiry epoch
+	groupsByID   []*Group                     // ascending id
+	groupsSorted map[string][]*Group          // by ordering name (GroupsOrdered)
+	children     map[int][]*Group             // groups by parent id, ascending id
+	jobs         *jobIndex                    // jobs by project and pipeline, pipelines by parent
 }
 
 type groupOrderKey struct {
@@ -40,6 +49,8 @@ func (c *readCache) drop() {
 	c.mu.Lock()
 	c.projects, c.nsProjects, c.projOrdered, c.groupOrdered = nil, nil, nil, nil
 	c.userSearch, c.projMember, c.userOrdered, c.memo = nil, nil, nil, nil
+	c.members, c.deadlines, c.grants, c.groupsByID, c.groupsSorted, c.jobs = nil, nil, nil, nil, nil, nil
+	c.views, c.children = nil, nil
 	c.mu.Unlock()
 }
 
@@ -136,6 +147,7 @@ func (d *Data) nsIndex() map[int][]*Project {
 // ProjectsOrdered returns every project ascending by field (ProjectOrder),
 // ties broken by id; callers must not change the slice.
 func (d *Data) ProjectsOrdered(field string) []*Project {
+	field = projectOrderField(field)
 	return cachedValue(d,
 		func(c *readCache) ([]*Project, bool) { v, ok := c.projOrdered[field]; return v, ok },
 		func(c *readCache, v []*Project) {
@@ -150,6 +162,7 @@ func (d *Data) ProjectsOrdered(field string) []*Project {
 // GroupProjectsOrdered returns GroupProjects(g, subgroups) ascending by
 // field (ProjectOrder), ties broken by id; callers must not change the slice.
 func (d *Data) GroupProjectsOrdered(g *Group, subgroups bool, field string) []*Project {
+	field = projectOrderField(field)
 	k := groupOrderKey{g.ID, subgroups, field}
 	return cachedValue(d,
 		func(c *readCache) ([]*Project, bool) { v, ok := c.groupOrdered[k]; return v, ok },
@@ -160,6 +173,17 @@ func (d *Data) GroupProjectsOrdered(g *Group, subgroups bool, field string) []*P
 			c.groupOrdered[k] = v
 		},
 		func() []*Project { return sortedProjects(d.GroupProjects(g, subgroups), field) })
+}
+
+// projectOrderField is field when ProjectOrder orders by it, else id (the
+// order ProjectOrder leaves for a field it does not know), so the cache keeps
+// one ordering per field whatever callers ask.
+func projectOrderField(field string) string {
+	switch field {
+	case "name", "path", "created_at", "updated_at", "last_activity_at", "star_count":
+		return field
+	}
+	return "id"
 }
 
 // sortedProjects returns a sorted copy of ps.
@@ -401,4 +425,306 @@ func FoldKey(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// sourceKey names a group or project that memberships belong to.
+type sourceKey struct {
+	t  SourceType
+	id int
+}
+
+// memberList is one source's direct memberships, expired ones too, in id
+// order: an index that does not depend on the clock, read through
+// DirectMembers, which leaves the expired out.
+type memberList struct {
+	all      []*Member
+	deadline time.Time // the earliest moment one of them expires; zero: none does
+	orphans  bool      // a membership whose user is gone
+}
+
+func (d *Data) memberIndex() map[sourceKey]*memberList {
+	return cachedValue(d,
+		func(c *readCache) (map[sourceKey]*memberList, bool) { return c.members, c.members != nil },
+		func(c *readCache, v map[sourceKey]*memberList) { c.members = v },
+		func() map[sourceKey]*memberList {
+			m := map[sourceKey]*memberList{}
+			for k, mb := range d.members {
+				sk := sourceKey{k.Type, k.Source}
+				l := m[sk]
+				if l == nil {
+					l = &memberList{}
+					m[sk] = l
+				}
+				l.all = append(l.all, mb)
+				if mb.ExpiresAt != nil {
+					if dl := mb.ExpiresAt.Add(24 * time.Hour); l.deadline.IsZero() || dl.Before(l.deadline) {
+						l.deadline = dl
+					}
+				}
+				if d.userByID[k.User] == nil {
+					l.orphans = true
+				}
+			}
+			for _, l := range m {
+				sortByID(l.all, func(m *Member) int { return m.ID })
+			}
+			return m
+		})
+}
+
+// DirectMembers returns the direct members of a source in membership-id
+// order; callers must not change the slice. Between writes it is read from
+// the per-source index, copied only when one of them has expired.
+func (d *Data) DirectMembers(t SourceType, source int) []*Member {
+	now := d.Now()
+	if !d.cached {
+		var out []*Member
+		for k, m := range d.members {
+			if k.Type == t && k.Source == source && !m.expired(now) {
+				out = append(out, m)
+			}
+		}
+		sortByID(out, func(m *Member) int { return m.ID })
+		return out
+	}
+	l := d.memberIndex()[sourceKey{t, source}]
+	if l == nil {
+		return nil
+	}
+	if l.deadline.IsZero() || now.Before(l.deadline) {
+		return l.all
+	}
+	var out []*Member
+	for _, m := range l.all {
+		if !m.expired(now) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MembersWithoutUser reports whether a direct membership of the source
+// names a user who is gone (lists leave such memberships out).
+func (d *Data) MembersWithoutUser(t SourceType, source int) bool {
+	if !d.cached {
+		for k := range d.members {
+			if k.Type == t && k.Source == source && d.userByID[k.User] == nil {
+				return true
+			}
+		}
+		return false
+	}
+	l := d.memberIndex()[sourceKey{t, source}]
+	return l != nil && l.orphans
+}
+
+// ExpiryEpoch names which memberships and links have expired by now: how
+// many of their expiry moments have passed. Two readings between the same
+// writes with the same epoch see the same memberships and links, so a value
+// derived from them (a members/all list, a view showing shared_with_groups)
+// may be kept under a key holding the epoch.
+func (d *Data) ExpiryEpoch() int {
+	dl := cachedValue(d,
+		func(c *readCache) ([]time.Time, bool) { return c.deadlines, c.deadlines != nil },
+		func(c *readCache, v []time.Time) { c.deadlines = v },
+		func() []time.Time {
+			out := []time.Time{}
+			for _, m := range d.members {
+				if m.ExpiresAt != nil {
+					out = append(out, m.ExpiresAt.Add(24*time.Hour))
+				}
+			}
+			for _, l := range d.links {
+				if l.ExpiresAt != nil {
+					out = append(out, l.ExpiresAt.Add(24*time.Hour))
+				}
+			}
+			slices.SortFunc(out, time.Time.Compare)
+			return out
+		})
+	now := d.Now()
+	return sort.Search(len(dl), func(i int) bool { return dl[i].After(now) })
+}
+
+// SourceGrants is what GET .../members/all starts from: every user who
+// reaches a source (whose user record exists), in user-id order, with every
+// way they reach it, and the invitations (links) any of those ways come
+// through, so a caller who sees through all of them can take Best as it is.
+type SourceGrants struct {
+	Users []UserGrants
+	Links []*Link
+}
+
+// UserGrants is one user's ways into a source and the best of them.
+type UserGrants struct {
+	User   *User
+	Grants []Grant
+	Best   Grant
+}
+
+type grantsKey struct {
+	src   sourceKey
+	epoch int
+}
+
+// AllGrants returns Grants(t, source) by user, kept between writes for the
+// memberships and links that have not expired (ExpiryEpoch); callers must
+// not change it.
+func (d *Data) AllGrants(t SourceType, source int) *SourceGrants {
+	k := grantsKey{sourceKey{t, source}, d.ExpiryEpoch()}
+	return cachedValue(d,
+		func(c *readCache) (*SourceGrants, bool) { v, ok := c.grants[k]; return v, ok },
+		func(c *readCache, v *SourceGrants) {
+			if c.grants == nil {
+				c.grants = map[grantsKey]*SourceGrants{}
+			}
+			c.grants[k] = v
+		},
+		func() *SourceGrants {
+			out := &SourceGrants{}
+			seen := map[*Link]bool{}
+			for uid, gs := range d.Grants(t, source) {
+				u := d.userByID[uid]
+				if u == nil {
+					continue
+				}
+				for _, g := range gs {
+					if g.Via != nil && !seen[g.Via] {
+						seen[g.Via] = true
+						out.Links = append(out.Links, g.Via)
+					}
+				}
+				out.Users = append(out.Users, UserGrants{User: u, Grants: gs, Best: Best(gs)})
+			}
+			slices.SortFunc(out.Users, func(a, b UserGrants) int { return a.User.ID - b.User.ID })
+			sortByID(out.Links, func(l *Link) int { return l.ID })
+			return out
+		})
+}
+
+// Groups returns every group in id order; callers must not change the slice.
+func (d *Data) Groups() []*Group {
+	return cachedValue(d,
+		func(c *readCache) ([]*Group, bool) { return c.groupsByID, c.groupsByID != nil },
+		func(c *readCache, v []*Group) { c.groupsByID = v },
+		func() []*Group {
+			out := make([]*Group, 0, len(d.groups))
+			for _, g := range d.groups {
+				out = append(out, g)
+			}
+			sortByID(out, func(g *Group) int { return g.ID })
+			return out
+		})
+}
+
+// ChildGroups returns the groups whose parent is id, in id order; callers
+// must not change the slice.
+func (d *Data) ChildGroups(id int) []*Group {
+	return cachedValue(d,
+		func(c *readCache) (map[int][]*Group, bool) { return c.children, c.children != nil },
+		func(c *readCache, v map[int][]*Group) { c.children = v },
+		func() map[int][]*Group {
+			m := map[int][]*Group{}
+			for _, g := range d.Groups() { // id order, so each list is too
+				if g.ParentID != 0 {
+					m[g.ParentID] = append(m[g.ParentID], g)
+				}
+			}
+			return m
+		})[id]
+}
+
+// GroupsOrdered returns every group sorted (stably, from id order) by cmp,
+// kept between writes under name, which must name the ordering cmp gives;
+// callers must not change the slice.
+func (d *Data) GroupsOrdered(name string, cmp func(a, b *Group) int) []*Group {
+	return cachedValue(d,
+		func(c *readCache) ([]*Group, bool) { v, ok := c.groupsSorted[name]; return v, ok },
+		func(c *readCache, v []*Group) {
+			if c.groupsSorted == nil {
+				c.groupsSorted = map[string][]*Group{}
+			}
+			c.groupsSorted[name] = v
+		},
+		func() []*Group {
+			out := slices.Clone(d.Groups())
+			slices.SortStableFunc(out, cmp)
+			return out
+		})
+}
+
+// jobIndex holds the jobs by project (trigger jobs left out) and by
+// pipeline, and the pipelines by parent, each in id order.
+type jobIndex struct {
+	byProject  map[int][]*Job
+	byPipeline map[int][]*Job
+	children   map[int][]*Pipeline
+}
+
+func (d *Data) jobIdx() *jobIndex {
+	return cachedValue(d,
+		func(c *readCache) (*jobIndex, bool) { return c.jobs, c.jobs != nil },
+		func(c *readCache, v *jobIndex) { c.jobs = v },
+		func() *jobIndex {
+			x := &jobIndex{byProject: map[int][]*Job{}, byPipeline: map[int][]*Job{}, children: map[int][]*Pipeline{}}
+			for _, j := range d.jobs {
+				x.byPipeline[j.PipelineID] = append(x.byPipeline[j.PipelineID], j)
+				if !j.Bridge && !j.External {
+					x.byProject[j.ProjectID] = append(x.byProject[j.ProjectID], j)
+				}
+			}
+			for _, pl := range d.pipelines {
+				if pl.ParentID != 0 {
+					x.children[pl.ParentID] = append(x.children[pl.ParentID], pl)
+				}
+			}
+			for _, l := range x.byProject {
+				sortByID(l, func(j *Job) int { return j.ID })
+			}
+			for _, l := range x.byPipeline {
+				sortByID(l, func(j *Job) int { return j.ID })
+			}
+			for _, l := range x.children {
+				sortByID(l, func(p *Pipeline) int { return p.ID })
+			}
+			return x
+		})
+}
+
+// ViewKey names one record's encoded view kept by MemoView: what kind of
+// record and view (Kind, the caller's constant), the record's id, the
+// variant of the view (a form, a level shown, whether the caller is an
+// administrator), the expiry epoch when the view shows what expires
+// (ExpiryEpoch), and the base of its URLs. A plain comparable key: a lookup
+// allocates nothing (Memo's interface key is boxed on every call).
+type ViewKey struct {
+	Kind      uint8
+	Variant   int
+	ID, Epoch int
+	Base      string
+}
+
+// MemoView returns compute's bytes for k, kept until the next write, as
+// Memo does (at most memoLimit views; computed afresh within a write).
+func (d *Data) MemoView(k ViewKey, compute func() []byte) []byte {
+	if !d.cached {
+		return compute()
+	}
+	c := &d.cache
+	c.mu.Lock()
+	v, ok := c.views[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if c.views == nil {
+		c.views = map[ViewKey][]byte{}
+	}
+	if len(c.views) < memoLimit {
+		c.views[k] = v
+	}
+	c.mu.Unlock()
+	return v
 }

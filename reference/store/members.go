@@ -66,19 +66,6 @@ func (d *Data) DirectMember(t SourceType, source, user int) *Member {
 	return m
 }
 
-// DirectMembers returns the direct members of a source in membership-id order.
-func (d *Data) DirectMembers(t SourceType, source int) []*Member {
-	now := d.Now()
-	var out []*Member
-	for k, m := range d.members {
-		if k.Type == t && k.Source == source && !m.expired(now) {
-			out = append(out, m)
-		}
-	}
-	sortByID(out, func(m *Member) int { return m.ID })
-	return out
-}
-
 // RemoveMember deletes a direct membership.
 func (d *Data) RemoveMember(t SourceType, source, user int) {
 	d.touchKey(tMembers, memberKey{t, source, user})
