@@ -428,6 +428,12 @@ func FormatSummary(s Summary) string {
 			fmt.Fprintf(&b, "cassette: %d new interactions appended, %d left out (no complete answer)\n", s.Recorded, s.Dropped)
 		}
 	}
+	if s.Behind > 0 {
+		fmt.Fprintf(&b, "back-pressure: %d exchanges found the checks and the cassette behind the traffic (up to %d waiting); answers were not held back\n", s.Behind, s.PeakQueue)
+	}
+	if s.Overflowed > 0 {
+		fmt.Fprintf(&b, "back-pressure: %d exchanges were passed on unchecked and unrecorded (too many bytes waiting): the recording is not whole\n", s.Overflowed)
+	}
 	fmt.Fprintf(&b, "coverage: %d of %d endpoints\n", s.CoveredEPs, s.Endpoints)
 	ids := make([]string, 0, len(s.Coverage))
 	for id := range s.Coverage {
