@@ -88,6 +88,7 @@ type cassetteWriter struct {
 	// YAML alias of the first (bodies stored once; dedup.go).
 	seen dedup
 }
+
 // openCassette prepares the cassette record writes. format is Format1 or
 // Format2, or 0 for the default (format 1, or the existing file's format
 // when appending); appending in another format than the file's is refused,
