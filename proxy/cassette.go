@@ -286,17 +286,20 @@ func (c *cassetteWriter) emit(e *entry) {
 	last := 0
 	for _, sp := range e.bodies {
 		b.Write(e.buf.Bytes()[last:sp.start])
-		body := e.buf.Bytes()[sp.start:sp.end]
-		if anchor, ok := c.seen.find(body, sp.hash); ok {
+		if anchor, ok := c.seen.find(sp.raw, sp.hash); ok {
 			b.WriteByte('*')
 			b.WriteString(anchor)
 		} else {
-			if anchor := c.seen.add(body, sp.hash, id, sp.which); anchor != "" {
+			if anchor := c.seen.add(sp.raw, sp.hash, id, sp.which); anchor != "" {
 				b.WriteByte('&')
 				b.WriteString(anchor)
 				b.WriteByte(' ')
 			}
-			b.Write(body)
+			if sp.start == sp.end {
+				writeBody(b, sp.raw) // the worker left it to the writer, taking it for known
+			} else {
+				b.Write(e.buf.Bytes()[sp.start:sp.end])
+			}
 		}
 		last = sp.end
 	}
@@ -321,9 +324,7 @@ func (c *cassetteWriter) write(in *cassette.Interaction) error {
 	c.mu.Lock()
 	next := c.next
 	c.mu.Unlock()
-	e := encodeEntry(in, c.format)
-	e.bodies = nil
-	c.deliver(next, e, false)
+	c.deliver(next, encodeEntry(in, c.format, nil), false)
 	_, err := c.written()
 	return err
 }
@@ -376,10 +377,12 @@ func (c *cassetteWriter) close() error {
 type entry struct {
 	buf    *bytes.Buffer
 	bodies []bodySpan
+	seen   *dedup
 }
 
 type bodySpan struct {
-	start, end int
+	start, end int // empty when the body was not encoded, being in the file already
+	raw        string
 	hash       uint64
 	which      byte // 'q' request, 's' response: part of the anchor's name
 }
@@ -399,8 +402,12 @@ func (e *entry) free() {
 // speaks nothing else: its listener serves HTTP/1.1 and its transport never
 // attempts HTTP/2. content_length is the recorded body's, so a replayed
 // answer is consistent with its body after redaction.
-func encodeEntry(in *cassette.Interaction, format int) *entry {
-	e := &entry{buf: getBuf()}
+//
+// seen, when not nil, is the cassette's record of bodies written: a body
+// worth sharing is marked for the writer, and one in the file already is
+// not encoded at all.
+func encodeEntry(in *cassette.Interaction, format int, seen *dedup) *entry {
+	e := &entry{buf: getBuf(), seen: seen}
 	b := e.buf
 	if format == Format2 {
 		b.WriteString("request:\n    proto: HTTP/1.1\n    proto_major: 1\n    proto_minor: 1\n    content_length: ")
@@ -443,12 +450,16 @@ func encodeEntry(in *cassette.Interaction, format int) *entry {
 // body writes a body and, when it is long enough for an alias to save
 // anything, marks where it is.
 func (e *entry) body(s string, which byte) {
-	start := e.buf.Len()
-	writeBody(e.buf, s)
-	if len(s) >= minShared {
-		end := e.buf.Len()
-		e.bodies = append(e.bodies, bodySpan{start: start, end: end, hash: hashBytes(e.buf.Bytes()[start:end]), which: which})
+	if e.seen == nil || len(s) < minShared {
+		writeBody(e.buf, s)
+		return
 	}
+	sp := bodySpan{start: e.buf.Len(), raw: s, hash: hashString(s), which: which}
+	if !e.seen.known(s, sp.hash) {
+		writeBody(e.buf, s)
+	}
+	sp.end = e.buf.Len()
+	e.bodies = append(e.bodies, sp)
 }
 
 // writeInteraction emits one whole list item (the writer's work and the
@@ -461,7 +472,7 @@ func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int)
 	} else {
 		b.WriteString("- ")
 	}
-	e := encodeEntry(in, format)
+	e := encodeEntry(in, format, nil)
 	b.Write(e.buf.Bytes())
 	e.free()
 }

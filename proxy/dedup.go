@@ -1,9 +1,9 @@
 package proxy
 
 import (
-	"bytes"
 	"hash/maphash"
 	"strconv"
+	"sync"
 )
 
 // Bodies stored once. go-vcr's cassette has no field for a compressed or a
@@ -29,23 +29,38 @@ const maxSharedBytes = 32 << 20
 
 var dedupSeed = maphash.MakeSeed()
 
-func hashBytes(b []byte) uint64 { return maphash.Bytes(dedupSeed, b) }
+func hashString(s string) uint64 { return maphash.String(dedupSeed, s) }
 
 type sharedBody struct {
 	anchor string
-	body   []byte
+	body   string
 	hash   uint64
 }
 
+// dedup remembers the bodies written lately, by their text. The writer adds
+// to it; the workers look in it too, so a body already in the file is not
+// even encoded again.
 type dedup struct {
+	mu     sync.RWMutex
 	byHash map[uint64]*sharedBody
 	order  []*sharedBody // oldest first, for forgetting
 	bytes  int
 }
 
-// find returns the anchor of an encoded body written before.
-func (d *dedup) find(body []byte, h uint64) (string, bool) {
-	if s := d.byHash[h]; s != nil && bytes.Equal(s.body, body) {
+// known reports whether a body is in the file already (a hint: it may be
+// forgotten before the writer comes to it, which then writes it in full).
+func (d *dedup) known(body string, h uint64) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	s := d.byHash[h]
+	return s != nil && s.body == body
+}
+
+// find returns the anchor of a body written before.
+func (d *dedup) find(body string, h uint64) (string, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if s := d.byHash[h]; s != nil && s.body == body {
 		return s.anchor, true
 	}
 	return "", false
@@ -53,14 +68,16 @@ func (d *dedup) find(body []byte, h uint64) (string, bool) {
 
 // add remembers a body written for the first time by interaction id and
 // returns the anchor to write with it.
-func (d *dedup) add(body []byte, h uint64, id int, which byte) string {
+func (d *dedup) add(body string, h uint64, id int, which byte) string {
 	if len(body) > maxSharedBytes/4 {
-		return "" // too large to keep a copy of
+		return "" // too large to keep
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.byHash == nil {
 		d.byHash = map[uint64]*sharedBody{}
 	}
-	s := &sharedBody{anchor: string(which) + strconv.Itoa(id), body: bytes.Clone(body), hash: h}
+	s := &sharedBody{anchor: string(which) + strconv.Itoa(id), body: body, hash: h}
 	d.byHash[h] = s
 	d.order = append(d.order, s)
 	d.bytes += len(body)

@@ -685,7 +685,7 @@ func (p *Proxy) entryOf(pd *pending) *entry {
 		p.dropped.Add(1)
 		return nil
 	}
-	return encodeEntry(interactionOf(&pd.ex), p.cas.format)
+	return encodeEntry(interactionOf(&pd.ex), p.cas.format, &p.cas.seen)
 }
 
 func (p *Proxy) check(pd *pending) {

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/v4cert/v4cert/specs"
@@ -106,11 +108,11 @@ func redactQuery(raw string, found *[]string) string {
 func redactHeader(h http.Header, found *[]string) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
-		ck := http.CanonicalHeaderKey(k)
+		ck, secret := headerKind(k)
 		cp := make([]string, len(vs))
 		for i, v := range vs {
 			switch {
-			case specs.IsSecretHeader(ck):
+			case secret:
 				cp[i] = Redacted
 				if found != nil && v != "" {
 					*found = append(*found, v)
@@ -128,6 +130,34 @@ func redactHeader(h http.Header, found *[]string) http.Header {
 		out[k] = cp
 	}
 	return out
+}
+
+// headerKinds caches, by header name as it came, the canonical name and
+// whether it is a credential: the same few dozen names come with every
+// exchange, and judging one (specs.IsSecretHeader) costs more than the rest
+// of a header's redaction.
+var (
+	headerKinds     sync.Map // string → headerKindOf
+	headerKindsKept atomic.Int32
+)
+
+type headerKindOf struct {
+	canonical string
+	secret    bool
+}
+
+func headerKind(name string) (string, bool) {
+	if k, ok := headerKinds.Load(name); ok {
+		hk := k.(headerKindOf)
+		return hk.canonical, hk.secret
+	}
+	ck := http.CanonicalHeaderKey(name)
+	hk := headerKindOf{ck, specs.IsSecretHeader(ck)}
+	// Bounded: a client making up names must not make the proxy keep them all.
+	if headerKindsKept.Add(1) <= 4096 {
+		headerKinds.Store(name, hk)
+	}
+	return hk.canonical, hk.secret
 }
 
 // redactLinks applies RedactURL to every <uri> of a Link header (or to the
