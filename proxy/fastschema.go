@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -59,6 +60,12 @@ type fnode struct {
 	constVal any
 
 	keys      map[string]*fprop // properties and required names
+	// order is the member names of the first object this node checked, in
+	// their order, each with its entry of keys: a server writes an object's
+	// members in the same order every time (the 20 users of a page, every
+	// page), so the next name is most often the one expected, and comparing
+	// it costs less than hashing it into keys.
+	order atomic.Pointer[[]keyGuess]
 	nreq      int
 	addl      *fnode
 	addlFalse bool
@@ -81,6 +88,11 @@ type fnode struct {
 	anyOf, oneOf, allOf []*fnode
 	not                 *fnode
 	ifN, thenN, elseN   *fnode
+}
+
+type keyGuess struct {
+	name string
+	p    *fprop
 }
 
 type fprop struct {
@@ -759,6 +771,12 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 	var seen uint64
 	count := 0
 	var present []string // only for dependentRequired, which one error shape uses
+	var order []keyGuess
+	var learn []keyGuess // the first object: its names become the order
+	if o := n.order.Load(); o != nil {
+		order = *o
+	}
+	next := 0
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		i++
@@ -781,7 +799,21 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 			if n.depReq != nil {
 				present = append(present, key)
 			}
-			p := n.keys[key]
+			var p *fprop
+			hit := false
+			// The expected name, or one a few on (optional members left out).
+			for k := next; k < len(order) && k < next+4; k++ {
+				if order[k].name == key {
+					p, hit, next = order[k].p, true, k+1
+					break
+				}
+			}
+			if !hit {
+				p = n.keys[key]
+				if order == nil && len(learn) < 64 {
+					learn = append(learn, keyGuess{strings.Clone(key), p})
+				}
+			}
 			var sub *fnode
 			if p != nil {
 				if p.req >= 0 {
@@ -820,6 +852,10 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 				break
 			}
 		}
+	}
+	if len(learn) > 0 {
+		l := learn // declared here, so only a learning call allocates it
+		n.order.CompareAndSwap(nil, &l)
 	}
 	if n.nreq > 0 && seen != (uint64(1)<<n.nreq)-1 {
 		return 0, false

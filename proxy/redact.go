@@ -69,7 +69,7 @@ func RedactURL(raw string) string {
 // redactQuery hides the values of secret parameters in a raw query or form
 // body, keeping other pairs byte for byte; found collects the hidden values.
 func redactQuery(raw string, found *[]string) string {
-	if raw == "" {
+	if raw == "" || !queryMayHoldSecret(raw) {
 		return raw
 	}
 	changed := false
@@ -101,6 +101,29 @@ func redactQuery(raw string, found *[]string) string {
 		return raw
 	}
 	return strings.Join(pairs, "&")
+}
+
+// queryMayHoldSecret is a first look at a raw query that lets the common
+// one (page=2&per_page=20, every Link header of a list) through without
+// splitting and unescaping it: no escapes, no user information, no
+// prefixed token, and no name ending like a secret one.
+func queryMayHoldSecret(raw string) bool {
+	if strings.ContainsAny(raw, "%+@") || specs.MayHoldTokenText(raw) {
+		return true
+	}
+	for rest := raw; rest != ""; {
+		pair := rest
+		if i := strings.IndexByte(rest, '&'); i >= 0 {
+			pair, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		name, _, _ := strings.Cut(pair, "=")
+		if mayBeSecretName([]byte(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // redactHeader returns a copy of h with credentials hidden; found collects
@@ -244,17 +267,25 @@ func mayHoldSecret(body []byte) bool {
 		if q := bytes.LastIndexByte(body[start:end], '"'); q >= 0 {
 			start += q + 1
 		}
-		key := bytes.TrimSuffix(body[start:end], []byte("[]"))
-		if k, ok := bytes.CutSuffix(key, []byte("]")); ok {
-			// user[password]: judged by the innermost name, as specs.IsSecretName does.
-			key = k[bytes.LastIndexByte(k, '[')+1:]
-		}
-		for _, e := range secretEndings {
-			if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
-				return true
-			}
+		if mayBeSecretName(body[start:end]) {
+			return true
 		}
 	}
+}
+
+// mayBeSecretName is true for every name specs.IsSecretName accepts (and a
+// few more): it ends like one, judged by the innermost name of user[password].
+func mayBeSecretName(key []byte) bool {
+	key = bytes.TrimSuffix(key, []byte("[]"))
+	if k, ok := bytes.CutSuffix(key, []byte("]")); ok {
+		key = k[bytes.LastIndexByte(k, '[')+1:]
+	}
+	for _, e := range secretEndings {
+		if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
+			return true
+		}
+	}
+	return false
 }
 
 func asciiEqualFold(b []byte, lower string) bool {
