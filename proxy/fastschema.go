@@ -59,13 +59,13 @@ type fnode struct {
 	hasConst bool
 	constVal any
 
-	keys      map[string]*fprop // properties and required names
+	keys map[string]*fprop // properties and required names
 	// order is the member names of the first object this node checked, in
 	// their order, each with its entry of keys: a server writes an object's
 	// members in the same order every time (the 20 users of a page, every
 	// page), so the next name is most often the one expected, and comparing
 	// it costs less than hashing it into keys.
-	order atomic.Pointer[[]keyGuess]
+	order     atomic.Pointer[[]keyGuess]
 	nreq      int
 	addl      *fnode
 	addlFalse bool
