@@ -597,7 +597,7 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 
 	respSecrets := append([]string(nil), reqSecrets...)
 	respHeader := redactHeader(ex.Header, &respSecrets)
-	respBody := redactBody(ex.Body, ex.Header.Get("Content-Type"), &respSecrets)
+	respBody := redactBodyKnown(ex.Body, ex.Header.Get("Content-Type"), &respSecrets, ex.noSecretNames)
 	respBody = replaceAll(respBody, respSecrets)
 	for k, vs := range respHeader {
 		for i, v := range vs {

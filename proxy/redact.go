@@ -211,7 +211,17 @@ func redactLinks(v string) string {
 // type: JSON fields, form parameters, multipart fields, and credentials in
 // URLs anywhere. Bytes that are not secret stay as they were.
 func redactBody(body []byte, contentType string, found *[]string) []byte {
+	return redactBodyKnown(body, contentType, found, false)
+}
+
+// redactBodyKnown is redactBody told, by the check that read the same
+// body, that no member name in it may be a secret's (noSecretNames): only
+// what is secret by its look is left to find.
+func redactBodyKnown(body []byte, contentType string, found *[]string, noSecretNames bool) []byte {
 	if len(body) == 0 {
+		return body
+	}
+	if noSecretNames && bytes.IndexByte(body, '@') < 0 && !specs.MayHoldToken(body) {
 		return body
 	}
 	mt, params, _ := mime.ParseMediaType(contentType)
@@ -267,7 +277,8 @@ func mayHoldSecret(body []byte) bool {
 		if q := bytes.LastIndexByte(body[start:end], '"'); q >= 0 {
 			start += q + 1
 		}
-		if mayBeSecretName(body[start:end]) {
+		// An escaped name (pass\u0077ord) is read as what it may spell.
+		if mayBeSecretName(body[start:end]) || bytes.IndexByte(body[start:end], '\\') >= 0 {
 			return true
 		}
 	}

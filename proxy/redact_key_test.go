@@ -37,3 +37,32 @@ func TestRedactKeepsVariableNames(t *testing.T) {
 		t.Errorf("form redacted as %s", form)
 	}
 }
+
+// TestCheckShareKeepsRedaction: the check tells the cassette's redaction
+// that a body has no secret-named member only when it read every name. A
+// page of users with nothing secret gets the shortcut; the same page with a
+// secret member planted at the top level or deep inside an object the
+// schema does not describe is still redacted.
+func TestCheckShareKeepsRedaction(t *testing.T) {
+	page := `[{"id":1,"username":"a-user","name":"A User","state":"active","locked":false,"avatar_url":null,"web_url":"http://x/a-user"}]`
+	c := NewChecker(nil)
+	inspect := func(body string) *Exchange {
+		ex := &Exchange{Method: "GET", URL: "http://x/api/v4/users", Path: "/api/v4/users", ReqHeader: http.Header{}, Status: 200,
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}
+		c.Inspect(ex)
+		return ex
+	}
+	if ex := inspect(page); !ex.noSecretNames {
+		t.Fatal("a plain page of users did not get the shortcut: the check and the redaction read it twice")
+	}
+	for _, body := range []string{
+		strings.Replace(page, `"locked":false`, `"locked":false,"private_token":"SECRET-planted-top-0001"`, 1),
+		strings.Replace(page, `"locked":false`, `"locked":false,"custom":{"deep":[{"runner_token":"SECRET-planted-deep-0002"}]}`, 1),
+		strings.Replace(page, `"locked":false`, `"locked":false,"pass\u0077ord":"SECRET-planted-escaped-0003"`, 1),
+	} {
+		ex := inspect(body)
+		if got := interactionOf(ex).Response.Body; strings.Contains(got, "SECRET-planted") {
+			t.Errorf("a planted secret reached the cassette (shortcut %v):\n%s", ex.noSecretNames, got)
+		}
+	}
+}
