@@ -139,9 +139,10 @@ suites-mutations: ## break the reference on purpose in quiet ways (a rewriting p
 	V4CERT_MUTATIONS=1 $(GO) test -count=1 -run '^TestMutations$$' -v ./suites > out/suites-mutations.log 2>&1 || { cat out/suites-mutations.log; exit 1; }
 	@grep -c 'fails as it should' out/suites-mutations.log | sed 's/^/suites-mutations: specs failing as they should: /'
 
-bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker; a full certify over a 50 ms round trip per CERTIFY_PROCS
+bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record: pairwise req/s and CPU ratios to the pass-through, load average) and its checker and recorder; a full certify over a 50 ms round trip per CERTIFY_PROCS
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=2s ./reference/...
-	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
+	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate|BenchmarkRecordInteraction' -benchmem ./proxy
+	@# The proxy modes against a goproxy pass-through, side by side in rounds, with the load average.
 	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
 	V4CERT_BENCH_PROCS="$(CERTIFY_PROCS)" $(GO) test -run '^$$' -bench BenchmarkCertifyLatency -benchtime=1x -timeout 90m ./cmd/v4cert
 
