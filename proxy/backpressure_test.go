@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -92,5 +93,28 @@ func TestBacklogOverflowFailsTheRun(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "passed on unchecked and unrecorded") || !strings.Contains(proxy.FormatSummary(s), "the recording is not whole") {
 		t.Errorf("not reported:\n%s\n%s", logs, proxy.FormatSummary(s))
+	}
+}
+
+// TestCassetteWriteErrorFailsTheRun: a cassette the disk refuses is logged
+// when it happens and fails Close (the command exits 1), never a silently
+// short recording.
+func TestCassetteWriteErrorFailsTheRun(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	up := newHandlerServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok":true}`)
+	}))
+	var logs bytes.Buffer
+	p, base := startProxy(t, proxy.Options{Mode: proxy.ModeRecord, Upstream: up, Cassette: "/dev/full", Existing: proxy.Overwrite, Log: newLog(&logs)})
+	get(t, http.DefaultClient, base+"/api/v4/version")
+	_, _, err := p.Close()
+	if err == nil {
+		t.Fatal("a cassette that could not be written closed without an error")
+	}
+	if !strings.Contains(logs.String(), "writing the cassette /dev/full") {
+		t.Errorf("the write error was not logged: %q", logs.String())
 	}
 }

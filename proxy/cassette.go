@@ -77,7 +77,9 @@ type cassetteWriter struct {
 	nextID int    // format 2: the id of the next interaction
 	indent string // of the list items, when appending to a cassette indented otherwise
 	failed error  // from opening the file at the first interaction
-	err    error  // the first write error
+	err    error  // the first write error, which fails the run at Close
+	// onError hears of the first write error as it happens (the proxy logs it).
+	onError func(error)
 
 	// Entries are encoded by the workers, in parallel and out of order; the
 	// writer puts them in the file in the order of the traffic. next is the
@@ -252,6 +254,9 @@ func (c *cassetteWriter) deliver(index int, e *entry, idle bool) {
 func (c *cassetteWriter) note(err error) {
 	if err != nil && c.err == nil {
 		c.err = err
+		if c.onError != nil {
+			c.onError(err)
+		}
 	}
 }
 

@@ -240,6 +240,9 @@ func New(opts Options) (*Proxy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("proxy: %w", err)
 		}
+		c.onError = func(err error) {
+			opts.Log.Printf("writing the cassette %s: %v (the run will fail; the checks go on)", opts.Cassette, err)
+		}
 		p.cas = c
 	}
 	if opts.Violations != nil {
