@@ -139,7 +139,7 @@ suites-mutations: ## break the reference on purpose in quiet ways (a rewriting p
 	V4CERT_MUTATIONS=1 $(GO) test -count=1 -run '^TestMutations$$' -v ./suites > out/suites-mutations.log 2>&1 || { cat out/suites-mutations.log; exit 1; }
 	@grep -c 'fails as it should' out/suites-mutations.log | sed 's/^/suites-mutations: specs failing as they should: /'
 
-bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, every list at 1,000 to 100,000 records as ratios to the smallest and the reference against a bare server (with the load average), repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record) and its checker; a full certify over a 50 ms round trip per CERTIFY_PROCS
+bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, every list at 1,000 to 100,000 records as ratios to the smallest and the reference against a bare server (with the load average), repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record: pairwise req/s and CPU ratios to the pass-through, load average) and its checker and recorder; a full certify over a 50 ms round trip per CERTIFY_PROCS
 	@echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 	$(GO) test -run '^$$' -bench . -skip 'BenchmarkListGrowth|BenchmarkLoopbackVsBare' -benchmem -benchtime=2s ./reference/...
 	@# Growth and reference-vs-bare: each compares inside one run (A B A B), summed up as ratios below.
@@ -147,7 +147,8 @@ bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback thr
 	$(GO) test -run '^$$' -bench 'BenchmarkListGrowth|BenchmarkLoopbackVsBare' -benchmem -benchtime=200x -timeout 60m ./reference/ > out/bench-reference.txt; rc=$$?; cat out/bench-reference.txt; exit $$rc
 	@echo "reference, load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null): cost at each size as a ratio to the smallest (cpu-x<size>: CPU, x<size>: wall); rate against a bare server writing the same bytes (cpu-x-bare, x-bare)"
 	@awk '/^Benchmark/ { line = sprintf("  %-48s", $$1); for (i = 4; i <= NF; i += 2) if ($$i ~ /^(cpu-)?x/ || $$i ~ /allocs\/req$$/) line = line " " $$i "=" $$(i-1); print line }' out/bench-reference.txt
-	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate' -benchmem ./proxy
+	$(GO) test -run '^$$' -bench 'BenchmarkCheck|BenchmarkLibraryValidate|BenchmarkRecordInteraction' -benchmem ./proxy
+	@# The proxy modes against a goproxy pass-through, side by side in rounds, with the load average.
 	$(GO) test -run '^$$' -bench BenchmarkProxyLoopback -benchtime=1x ./proxy
 	V4CERT_BENCH_PROCS="$(CERTIFY_PROCS)" $(GO) test -run '^$$' -bench BenchmarkCertifyLatency -benchtime=1x -timeout 90m ./cmd/v4cert
 

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,9 +70,39 @@ type loadResult struct {
 	name     string
 	reqs     int
 	elapsed  time.Duration
+	cpu      time.Duration // the process's CPU time (user + system) during the measured rounds
 	perSec   float64
 	lat      []time.Duration
 	p50, p99 time.Duration
+	// rounds are each round's requests per second and CPU per request, for
+	// ratios taken pair by pair against the same round of the baseline.
+	rounds []roundResult
+}
+
+type roundResult struct {
+	perSec    float64
+	cpuPerReq time.Duration
+}
+
+// processCPU is the CPU time the whole process has used: client, proxy and
+// server share it, so per request it is the cost of one exchange end to end.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage is /proc/loadavg's first three fields, or "" where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // load drives base+benchPath with conns concurrent connections for d and
@@ -115,11 +147,18 @@ func load(b *testing.B, r *loadResult, base string, conns int, d time.Duration) 
 		return lat
 	}
 	run(d / 5) // warm the connections
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	lat := run(d)
-	r.elapsed += time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
+	r.elapsed += elapsed
+	r.cpu += cpu
+	n := 0
 	for _, l := range lat {
 		r.lat = append(r.lat, l...)
+		n += len(l)
+	}
+	if n > 0 {
+		r.rounds = append(r.rounds, roundResult{perSec: float64(n) / elapsed.Seconds(), cpuPerReq: cpu / time.Duration(n)})
 	}
 }
 
@@ -131,6 +170,31 @@ func (r *loadResult) finish() {
 	}
 	r.perSec = float64(r.reqs) / r.elapsed.Seconds()
 	r.p50, r.p99 = r.lat[r.reqs/2], r.lat[r.reqs*99/100]
+}
+
+// pairRatios are r's rounds against the same rounds of base: throughput
+// (r's req/s over base's) and CPU (base's CPU per request over r's, so that
+// both read "1.0 is as fast as the baseline, lower is slower"), each as the
+// median and the range over the pairs.
+func pairRatios(r, base *loadResult) (thr, cpu [3]float64) {
+	var ts, cs []float64
+	for i := range min(len(r.rounds), len(base.rounds)) {
+		ts = append(ts, r.rounds[i].perSec/base.rounds[i].perSec)
+		cs = append(cs, float64(base.rounds[i].cpuPerReq)/float64(r.rounds[i].cpuPerReq))
+	}
+	return medianRange(ts), medianRange(cs)
+}
+
+func medianRange(xs []float64) [3]float64 {
+	if len(xs) == 0 {
+		return [3]float64{}
+	}
+	sort.Float64s(xs)
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return [3]float64{m, xs[0], xs[len(xs)-1]}
 }
 
 func serveOn(b *testing.B, h http.Handler) string {
@@ -169,15 +233,23 @@ func (discardLogger) Printf(string, ...any) {}
 // over loopback four ways in one run: direct, through a plain goproxy
 // pass-through, through v4cert proxy in validate mode and in record mode,
 // each with 8 concurrent connections, and reports each against the plain
-// pass-through. Client, proxy and server share the machine, so ratios are
-// what to read. Run with -benchtime=1x; V4CERT_BENCH_SECONDS sets each
-// measurement's length (default 3).
+// pass-through. The four take turns in short rounds (A B C D A B C D …), and
+// the ratios are taken pair by pair within a round, so a neighbour's load
+// falls on all alike: throughput (req/s) and CPU per request of the whole
+// process (client, proxy and server share it), each as the median of the
+// pairs and their range. The load average is printed before and after.
+// Run with -benchtime=1x; V4CERT_BENCH_SECONDS sets each way's total
+// measuring time (default 6), V4CERT_BENCH_ROUNDS the rounds (default 8).
 func BenchmarkProxyLoopback(b *testing.B) {
-	d := 3 * time.Second
+	d := 6 * time.Second
 	if s := os.Getenv("V4CERT_BENCH_SECONDS"); s != "" {
 		var n float64
 		fmt.Sscan(s, &n)
 		d = time.Duration(n * float64(time.Second))
+	}
+	rounds := 8
+	if s := os.Getenv("V4CERT_BENCH_ROUNDS"); s != "" {
+		fmt.Sscan(s, &rounds)
 	}
 	const conns = 8
 	ref := benchReference(b)
@@ -186,10 +258,11 @@ func BenchmarkProxyLoopback(b *testing.B) {
 	direct := serveOn(b, ref)
 
 	plain := serveOn(b, plainGoproxy(direct))
+	cassette := filepath.Join(b.TempDir(), "bench.yaml")
 	start := func(mode proxy.Mode) (string, *proxy.Proxy) {
 		opts := proxy.Options{Mode: mode, Upstream: direct}
 		if mode == proxy.ModeRecord {
-			opts.Cassette = filepath.Join(b.TempDir(), "bench.yaml")
+			opts.Cassette = cassette
 		}
 		p, err := proxy.New(opts)
 		if err != nil {
@@ -205,16 +278,19 @@ func BenchmarkProxyLoopback(b *testing.B) {
 	rbase, rp := start(proxy.ModeRecord)
 	results := []*loadResult{{name: "direct"}, {name: "goproxy pass-through"}, {name: "v4cert proxy validate"}, {name: "v4cert proxy record"}}
 	bases := []string{direct, plain, vbase, rbase}
-	// The four take turns in short rounds, so a neighbour's load on the
-	// shared machine falls on all of them alike.
-	const rounds = 6
+	loadBefore := loadAverage()
 	for range b.N {
 		for range rounds {
 			for i, r := range results {
-				load(b, r, bases[i], conns, d/rounds)
+				load(b, r, bases[i], conns, d/time.Duration(rounds))
+				// What the proxies left queued is their cost too: it lands in
+				// this round, not the next way's.
+				vp.Flush()
+				rp.Flush()
 			}
 		}
 	}
+	loadAfter := loadAverage()
 	for _, r := range results {
 		r.finish()
 	}
@@ -223,17 +299,26 @@ func BenchmarkProxyLoopback(b *testing.B) {
 	if vs.Errors > 0 || rs.Errors > 0 || rs.Recorded != rs.Exchanges {
 		b.Fatalf("the benchmark traffic must be clean and fully recorded: %+v %+v", vs, rs)
 	}
-	pass := results[1]
-	fmt.Printf("\n%-24s %10s %8s %10s %10s %14s\n", "GET "+benchPath, "req/s", "ratio", "p50", "p99", "p50 added")
-	for _, r := range results {
-		fmt.Printf("%-24s %10.0f %7.0f%% %10s %10s %14s\n", r.name, r.perSec, 100*r.perSec/pass.perSec,
-			r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), (r.p50 - pass.p50).Round(time.Microsecond))
+	var perExchange int64
+	if fi, err := os.Stat(cassette); err == nil && rs.Recorded > 0 {
+		perExchange = fi.Size() / int64(rs.Recorded)
 	}
-	fmt.Println("(ratio: to the plain goproxy pass-through; p50 added: over it; 8 connections)")
-	b.ReportMetric(results[2].perSec/pass.perSec, "validate/passthrough")
-	b.ReportMetric(results[3].perSec/pass.perSec, "record/passthrough")
-	b.ReportMetric(float64((results[2].p50 - pass.p50).Microseconds()), "validate-p50-added-µs")
-	b.ReportMetric(float64((results[3].p50 - pass.p50).Microseconds()), "record-p50-added-µs")
+	pass := results[1]
+	fmt.Printf("\n%-24s %9s %9s %20s %20s %9s %9s\n", "GET "+benchPath, "req/s", "CPU/req", "req/s ratio (range)", "CPU ratio (range)", "p50", "p99")
+	for _, r := range results {
+		thr, cpu := pairRatios(r, pass)
+		fmt.Printf("%-24s %9.0f %9s %8.2f (%.2f–%.2f) %8.2f (%.2f–%.2f) %9s %9s\n", r.name, r.perSec, (r.cpu / time.Duration(max(r.reqs, 1))).Round(time.Microsecond),
+			thr[0], thr[1], thr[2], cpu[0], cpu[1], cpu[2], r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond))
+	}
+	fmt.Printf("(ratios: to the plain goproxy pass-through, median of %d pairs taken in the same round, and their range; CPU ratio: its CPU per request over this way's, so below 1 costs more; 8 connections; load average %s before, %s after; cassette %d bytes per exchange, %d of %d exchanges found the recorder behind)\n",
+		len(pass.rounds), loadBefore, loadAfter, perExchange, rs.Behind, rs.Exchanges)
+	vthr, vcpu := pairRatios(results[2], pass)
+	rthr, rcpu := pairRatios(results[3], pass)
+	b.ReportMetric(vthr[0], "validate/passthrough")
+	b.ReportMetric(rthr[0], "record/passthrough")
+	b.ReportMetric(vcpu[0], "validate-cpu/passthrough")
+	b.ReportMetric(rcpu[0], "record-cpu/passthrough")
+	b.ReportMetric(float64(perExchange), "cassette-B/exchange")
 }
 
 // BenchmarkCheck is the checker's cost for one 6 KB page: where the time of

@@ -72,11 +72,23 @@ type cassetteWriter struct {
 	policy ExistingPolicy
 	f      *os.File // nil until the first interaction: a recording of nothing leaves the file as it was
 	w      *bufio.Writer
-	n      int
+	n      int // interactions written
 	format int
 	nextID int    // format 2: the id of the next interaction
 	indent string // of the list items, when appending to a cassette indented otherwise
 	failed error  // from opening the file at the first interaction
+	err    error  // the first write error, which fails the run at Close
+	// onError hears of the first write error as it happens (the proxy logs it).
+	onError func(error)
+
+	// Entries are encoded by the workers, in parallel and out of order; the
+	// writer puts them in the file in the order of the traffic. next is the
+	// index of the exchange to write next; ready holds those that came early.
+	next  int
+	ready map[int]*entry
+	// seen finds bodies written before, so a repeated one is written as a
+	// YAML alias of the first (bodies stored once; dedup.go).
+	seen dedup
 }
 
 // openCassette prepares the cassette record writes. format is Format1 or
@@ -95,7 +107,7 @@ func openCassette(path string, policy ExistingPolicy, format int) (*cassetteWrit
 	}
 	_, err := os.Stat(path)
 	exists := err == nil
-	c := &cassetteWriter{path: path, policy: policy, format: format}
+	c := &cassetteWriter{path: path, policy: policy, format: format, ready: map[int]*entry{}}
 	switch {
 	case exists && policy == Refuse:
 		return nil, fmt.Errorf("%w: %s (choose --append to add to it or --overwrite to replace it)", ErrCassetteExists, path)
@@ -211,30 +223,122 @@ func prepareAppend(f *os.File) (string, error) {
 
 var listIndent = regexp.MustCompile(`(?m)^interactions:\n( *)- `)
 
-func (c *cassetteWriter) write(in *cassette.Interaction) error {
-	b := getBuf()
-	defer putBuf(b)
+// deliver hands the writer the encoded entry of exchange index (nil for an
+// exchange that is not recorded: every index is delivered exactly once) and
+// writes every entry whose turn has come. idle says the queue has run dry,
+// so what is buffered goes to the file: it trails the traffic by moments,
+// not by a session.
+func (c *cassetteWriter) deliver(index int, e *entry, idle bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if index != c.next {
+		c.ready[index] = e
+		return
+	}
+	c.emit(e)
+	c.next++
+	for {
+		e, ok := c.ready[c.next]
+		if !ok {
+			break
+		}
+		delete(c.ready, c.next)
+		c.emit(e)
+		c.next++
+	}
+	if idle && c.w != nil {
+		c.note(c.w.Flush())
+	}
+}
+
+func (c *cassetteWriter) note(err error) {
+	if err != nil && c.err == nil {
+		c.err = err
+		if c.onError != nil {
+			c.onError(err)
+		}
+	}
+}
+
+// emit writes one entry as the next list item, under c.mu.
+func (c *cassetteWriter) emit(e *entry) {
+	if e == nil {
+		return
+	}
+	defer e.free()
 	if c.f == nil {
 		if c.failed == nil {
 			c.failed = c.begin()
 		}
 		if c.failed != nil {
-			return c.failed // opened once: a file that cannot be written fails every interaction alike
+			c.note(c.failed) // opened once: a file that cannot be written fails every interaction alike
+			return
 		}
 	}
-	writeInteraction(b, in, c.format, c.nextID)
+	id := c.nextID
 	c.nextID++
+	b := getBuf()
+	defer putBuf(b)
+	if c.format == Format2 {
+		b.WriteString("- id: ")
+		b.WriteString(strconv.Itoa(id))
+		b.WriteString("\n  ")
+	} else {
+		b.WriteString("- ")
+	}
+	// The bodies: the first time as written, with an anchor when they are
+	// worth sharing; again, as an alias of that anchor.
+	last := 0
+	for _, sp := range e.bodies {
+		b.Write(e.buf.Bytes()[last:sp.start])
+		if anchor, ok := c.seen.find(sp.raw, sp.hash); ok {
+			b.WriteByte('*')
+			b.WriteString(anchor)
+		} else {
+			if anchor := c.seen.add(sp.raw, sp.hash, id, sp.which); anchor != "" {
+				b.WriteByte('&')
+				b.WriteString(anchor)
+				b.WriteByte(' ')
+			}
+			if sp.start == sp.end {
+				writeBody(b, sp.raw) // the worker left it to the writer, taking it for known
+			} else {
+				b.Write(e.buf.Bytes()[sp.start:sp.end])
+			}
+		}
+		last = sp.end
+	}
+	b.Write(e.buf.Bytes()[last:])
 	out := b.Bytes()
 	if c.indent != "" {
 		// Every scalar is on one line, so indenting each line keeps the item intact.
 		out = append([]byte(c.indent), bytes.ReplaceAll(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"), []byte("\n"+c.indent))...)
 		out = append(out, '\n')
 	}
-	_, err := c.w.Write(out)
+	if _, err := c.w.Write(out); err != nil {
+		c.note(err)
+		return
+	}
 	c.n++
+}
+
+// write appends one interaction at once, each body written out in full,
+// for a single writer that numbers nothing itself (the platform corpus's
+// generator, whose files are read by people, one answer at a time).
+func (c *cassetteWriter) write(in *cassette.Interaction) error {
+	c.mu.Lock()
+	next := c.next
+	c.mu.Unlock()
+	c.deliver(next, encodeEntry(in, c.format, nil), false)
+	_, err := c.written()
 	return err
+}
+
+// written is how many interactions are in the file, and the first error.
+func (c *cassetteWriter) written() (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n, c.err
 }
 
 func (c *cassetteWriter) flush() error {
@@ -251,10 +355,17 @@ func (c *cassetteWriter) flush() error {
 func (c *cassetteWriter) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.f == nil {
-		return nil
+	if len(c.ready) > 0 {
+		// Never expected: an exchange was numbered and never delivered.
+		c.note(fmt.Errorf("%d recorded interactions were waiting for exchange %d, which never arrived", len(c.ready), c.next))
 	}
-	err := c.w.Flush()
+	if c.f == nil {
+		return c.err
+	}
+	err := c.err
+	if e := c.w.Flush(); err == nil {
+		err = e
+	}
 	if e := c.f.Sync(); err == nil {
 		err = e
 	}
@@ -264,29 +375,55 @@ func (c *cassetteWriter) close() error {
 	return err
 }
 
-// writeInteraction emits one list item in the layout yaml.v3 reads into
+// entry is one interaction encoded for the cassette, all but its list
+// item's opening ("- " or "- id: N\n  "), which the writer adds in the
+// traffic's order. bodies are where the encoded bodies sit in buf, so the
+// writer can write a body seen before as an alias instead.
+type entry struct {
+	buf    *bytes.Buffer
+	bodies []bodySpan
+	seen   *dedup
+}
+
+type bodySpan struct {
+	start, end int // empty when the body was not encoded, being in the file already
+	raw        string
+	hash       uint64
+	which      byte // 'q' request, 's' response: part of the anchor's name
+}
+
+func (e *entry) free() {
+	putBuf(e.buf)
+	e.buf = nil
+}
+
+// encodeEntry encodes an interaction in the layout yaml.v3 reads into
 // cassette.Interaction (format 1), or go-vcr v4's YAML reads into its own
-// (format 2, with id as the item's number). Strings are double-quoted with
-// escapes so any text survives; bodies that are not UTF-8 go as !!binary,
-// which both YAML libraries decode back to the same bytes.
+// (format 2). Strings are double-quoted with escapes so any text survives;
+// bodies that are not UTF-8 go as !!binary, which both YAML libraries decode
+// back to the same bytes.
 //
 // Format 2's protocol fields are HTTP/1.1 on both sides because the proxy
 // speaks nothing else: its listener serves HTTP/1.1 and its transport never
 // attempts HTTP/2. content_length is the recorded body's, so a replayed
 // answer is consistent with its body after redaction.
-func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int) {
+//
+// seen, when not nil, is the cassette's record of bodies written: a body
+// worth sharing is marked for the writer, and one in the file already is
+// not encoded at all.
+func encodeEntry(in *cassette.Interaction, format int, seen *dedup) *entry {
+	e := &entry{buf: getBuf(), seen: seen}
+	b := e.buf
 	if format == Format2 {
-		b.WriteString("- id: ")
-		b.WriteString(strconv.Itoa(id))
-		b.WriteString("\n  request:\n    proto: HTTP/1.1\n    proto_major: 1\n    proto_minor: 1\n    content_length: ")
+		b.WriteString("request:\n    proto: HTTP/1.1\n    proto_major: 1\n    proto_minor: 1\n    content_length: ")
 		b.WriteString(strconv.Itoa(len(in.Request.Body)))
 		b.WriteString("\n    host: ")
 		writeQuoted(b, hostOf(in.Request.URL))
 		b.WriteString("\n    body: ")
 	} else {
-		b.WriteString("- request:\n    body: ")
+		b.WriteString("request:\n    body: ")
 	}
-	writeBody(b, in.Request.Body)
+	e.body(in.Request.Body, 'q')
 	b.WriteString("\n    form:")
 	writeValues(b, in.Request.Form)
 	b.WriteString("\n    headers:")
@@ -302,7 +439,7 @@ func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int)
 	} else {
 		b.WriteString("\n  response:\n    body: ")
 	}
-	writeBody(b, in.Response.Body)
+	e.body(in.Response.Body, 's')
 	b.WriteString("\n    headers:")
 	writeValues(b, in.Response.Headers)
 	b.WriteString("\n    status: ")
@@ -312,6 +449,37 @@ func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int)
 	b.WriteString("\n    duration: ")
 	b.WriteString(in.Response.Duration.String())
 	b.WriteString("\n")
+	return e
+}
+
+// body writes a body and, when it is long enough for an alias to save
+// anything, marks where it is.
+func (e *entry) body(s string, which byte) {
+	if e.seen == nil || len(s) < minShared {
+		writeBody(e.buf, s)
+		return
+	}
+	sp := bodySpan{start: e.buf.Len(), raw: s, hash: hashString(s), which: which}
+	if !e.seen.known(s, sp.hash) {
+		writeBody(e.buf, s)
+	}
+	sp.end = e.buf.Len()
+	e.bodies = append(e.bodies, sp)
+}
+
+// writeInteraction emits one whole list item (the writer's work and the
+// encoder's in one, without sharing bodies): for tests and benchmarks.
+func writeInteraction(b *bytes.Buffer, in *cassette.Interaction, format, id int) {
+	if format == Format2 {
+		b.WriteString("- id: ")
+		b.WriteString(strconv.Itoa(id))
+		b.WriteString("\n  ")
+	} else {
+		b.WriteString("- ")
+	}
+	e := encodeEntry(in, format, nil)
+	b.Write(e.buf.Bytes())
+	e.free()
 }
 
 // hostOf is the host[:port] a recorded URL addresses, as http.NewRequest
@@ -434,7 +602,7 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 
 	respSecrets := append([]string(nil), reqSecrets...)
 	respHeader := redactHeader(ex.Header, &respSecrets)
-	respBody := redactBody(ex.Body, ex.Header.Get("Content-Type"), &respSecrets)
+	respBody := redactBodyKnown(ex.Body, ex.Header.Get("Content-Type"), &respSecrets, ex.noSecretNames)
 	respBody = replaceAll(respBody, respSecrets)
 	for k, vs := range respHeader {
 		for i, v := range vs {

@@ -39,6 +39,10 @@ type Exchange struct {
 	// Err is set when the upstream gave no complete answer (refused, hung,
 	// closed, truncated the body); Status and Body hold what did arrive.
 	Err error
+	// noSecretNames: the check read every member name of Body, a valid
+	// JSON answer, and none may be a secret's; the cassette's redaction
+	// then need not look for them again (one read of the body).
+	noSecretNames bool
 }
 
 // Checker judges exchanges against the rulebook and the schemas. It is safe
@@ -241,7 +245,9 @@ func (c *Checker) checkBody(r *report, e *specs.Endpoint, body []byte) int {
 	if !specs.IsJSON(ex.Header.Get("Content-Type")) {
 		r.add(Violation{Severity: SeverityError, Schema: schema, Expected: "Content-Type application/json", Seen: fmt.Sprintf("Content-Type %q", ex.Header.Get("Content-Type"))})
 	}
-	valid, known, notes, count := c.fast.validateCount(schema, array, body)
+	valid, known, notes, count, noSecretNames := c.fast.validateCount(schema, array, body)
+	// The body as the cassette records it (not a gunzipped copy).
+	ex.noSecretNames = noSecretNames && len(body) == len(ex.Body) && &body[0] == &ex.Body[0]
 	for _, n := range notes {
 		// A deprecated field is the server's doing, and the spec's own
 		// answers carry them (runner active): information, not a warning.
@@ -427,6 +433,12 @@ func FormatSummary(s Summary) string {
 			// --record-missing: the new episodes appended.
 			fmt.Fprintf(&b, "cassette: %d new interactions appended, %d left out (no complete answer)\n", s.Recorded, s.Dropped)
 		}
+	}
+	if s.Behind > 0 {
+		fmt.Fprintf(&b, "back-pressure: %d exchanges found the checks and the cassette behind the traffic (up to %d waiting); answers were not held back\n", s.Behind, s.PeakQueue)
+	}
+	if s.Overflowed > 0 {
+		fmt.Fprintf(&b, "back-pressure: %d exchanges were passed on unchecked and unrecorded (too many bytes waiting): the recording is not whole\n", s.Overflowed)
 	}
 	fmt.Fprintf(&b, "coverage: %d of %d endpoints\n", s.CoveredEPs, s.Endpoints)
 	ids := make([]string, 0, len(s.Coverage))

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -58,7 +59,13 @@ type fnode struct {
 	hasConst bool
 	constVal any
 
-	keys      map[string]*fprop // properties and required names
+	keys map[string]*fprop // properties and required names
+	// order is the member names of the first object this node checked, in
+	// their order, each with its entry of keys: a server writes an object's
+	// members in the same order every time (the 20 users of a page, every
+	// page), so the next name is most often the one expected, and comparing
+	// it costs less than hashing it into keys.
+	order     atomic.Pointer[[]keyGuess]
 	nreq      int
 	addl      *fnode
 	addlFalse bool
@@ -81,6 +88,12 @@ type fnode struct {
 	anyOf, oneOf, allOf []*fnode
 	not                 *fnode
 	ifN, thenN, elseN   *fnode
+}
+
+type keyGuess struct {
+	name      string
+	p         *fprop
+	secretish bool // mayBeSecretName(name)
 }
 
 type fprop struct {
@@ -490,6 +503,11 @@ type fvalidator struct {
 	path  []pathSeg
 	notes []deprNote
 	quiet int // >0 inside anyOf/oneOf/not/if, whose failures are not the body's
+	// What the walk saw of member names, for the cassette's redaction (one
+	// read of the body serves both): secretish, a name that may be a
+	// secret's; unseen, an object or array passed over without its names
+	// being read by any schema.
+	secretish, unseen bool
 }
 
 type pathSeg struct {
@@ -515,19 +533,23 @@ func (v *fvalidator) pointer() string {
 // validate reports whether body matches the named schema (each element of an
 // array body when array is set). known is false when the schema is slow.
 func (f *fastSchemas) validate(name string, array bool, body []byte) (valid, known bool, notes []deprNote) {
-	valid, known, notes, _ = f.validateCount(name, array, body)
+	valid, known, notes, _, _ = f.validateCount(name, array, body)
 	return
 }
 
 // validateCount is validate that also counts the elements of a valid array
-// body, which pagination checks need, sparing them a second pass.
-func (f *fastSchemas) validateCount(name string, array bool, body []byte) (valid, known bool, notes []deprNote, count int) {
+// body, which pagination checks need, sparing them a second pass, and says
+// whether the walk read every member name of a valid body and none may be
+// a secret's (noSecretNames), which spares the cassette's redaction its own
+// look at the names.
+func (f *fastSchemas) validateCount(name string, array bool, body []byte) (valid, known bool, notes []deprNote, count int, noSecretNames bool) {
 	root, ok := f.roots[name]
 	if !ok {
-		return false, false, nil, -1
+		return false, false, nil, -1, false
 	}
 	v := validatorPool.Get().(*fvalidator)
 	v.d, v.path, v.notes, v.quiet = body, v.path[:0], v.notes[:0], 0
+	v.secretish, v.unseen = false, false
 	i := skipSpace(body, 0)
 	var end int
 	count = -1
@@ -546,12 +568,13 @@ func (f *fastSchemas) validateCount(name string, array bool, body []byte) (valid
 	if len(v.notes) > 0 {
 		notes = slices.Clone(v.notes)
 	}
+	noSecretNames = ok && !v.secretish && !v.unseen
 	v.d = nil
 	validatorPool.Put(v)
 	if !ok {
 		count = -1
 	}
-	return ok, true, notes, count
+	return ok, true, notes, count, noSecretNames
 }
 
 // array checks a top-level array body element by element.
@@ -759,6 +782,12 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 	var seen uint64
 	count := 0
 	var present []string // only for dependentRequired, which one error shape uses
+	var order []keyGuess
+	var learn []keyGuess // the first object: its names become the order
+	if o := n.order.Load(); o != nil {
+		order = *o
+	}
+	next := 0
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		i++
@@ -767,6 +796,7 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 			if i >= len(d) || d[i] != '"' {
 				return 0, false
 			}
+			kstart := i
 			kend, esc, ok := scanString(d, i)
 			if !ok {
 				return 0, false
@@ -781,7 +811,24 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 			if n.depReq != nil {
 				present = append(present, key)
 			}
-			p := n.keys[key]
+			var p *fprop
+			hit := false
+			// The expected name, or one a few on (optional members left out).
+			for k := next; k < len(order) && k < next+4; k++ {
+				if order[k].name == key {
+					p, hit, next = order[k].p, true, k+1
+					v.secretish = v.secretish || order[k].secretish
+					break
+				}
+			}
+			if !hit {
+				p = n.keys[key]
+				secretish := esc || mayBeSecretName(d[kstart+1:kend-1])
+				v.secretish = v.secretish || secretish
+				if order == nil && len(learn) < 64 {
+					learn = append(learn, keyGuess{strings.Clone(key), p, secretish})
+				}
+			}
 			var sub *fnode
 			if p != nil {
 				if p.req >= 0 {
@@ -807,6 +854,7 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 				i, ok = v.check(sub, i, depth+1)
 				v.path = v.path[:len(v.path)-1]
 			} else {
+				v.passOver(n, i)
 				i, ok = skipValue(d, i, depth+1)
 			}
 			if !ok {
@@ -820,6 +868,10 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 				break
 			}
 		}
+	}
+	if len(learn) > 0 {
+		l := learn // declared here, so only a learning call allocates it
+		n.order.CompareAndSwap(nil, &l)
 	}
 	if n.nreq > 0 && seen != (uint64(1)<<n.nreq)-1 {
 		return 0, false
@@ -838,6 +890,18 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 		}
 	}
 	return i, true
+}
+
+// passOver notes an object or array skipped under n without its member
+// names read, unless another schema of n ($ref, allOf, anyOf, oneOf) walks
+// the same value.
+func (v *fvalidator) passOver(n *fnode, i int) {
+	if n.ref != nil || n.allOf != nil || n.anyOf != nil || n.oneOf != nil {
+		return
+	}
+	if j := skipSpace(v.d, i); j < len(v.d) && (v.d[j] == '{' || v.d[j] == '[') {
+		v.unseen = true
+	}
 }
 
 func (v *fvalidator) noteDeprecated(loc string) {
@@ -890,6 +954,7 @@ func (v *fvalidator) arr(n *fnode, i, depth int) (int, bool) {
 				i, ok = v.check(n.items, i, depth+1)
 				v.path = v.path[:len(v.path)-1]
 			} else {
+				v.passOver(n, i)
 				i, ok = skipValue(d, i, depth+1)
 			}
 			if !ok {

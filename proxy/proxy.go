@@ -80,10 +80,17 @@ type Options struct {
 	// MaxBody is the largest body checked and recorded (default 64 MiB);
 	// larger ones pass through untouched and are reported.
 	MaxBody int
-	// Workers check exchanges in parallel (default GOMAXPROCS); Queue bounds
-	// the exchanges waiting for them (default 1024) before answers wait too.
-	Workers int
-	Queue   int
+	// Workers check and encode exchanges in parallel (default GOMAXPROCS).
+	// Answers never wait for them: an exchange joins a queue and the client
+	// has its answer at once. Queue is how many may wait before the proxy
+	// reports that it is falling behind (default 1024: logged, and counted
+	// in the summary). MaxBacklog bounds the bytes of bodies waiting
+	// (default 1 GiB); an exchange arriving past it is passed on unchecked
+	// and unrecorded, counted, logged, and Close returns an error, so a
+	// recording that is not whole never looks whole.
+	Workers    int
+	Queue      int
+	MaxBacklog int
 	// OnViolation, when set, sees every finding as soon as it is made.
 	OnViolation func(Violation)
 	// Log receives operational messages (tunnels, write errors); nil discards them.
@@ -109,28 +116,33 @@ type Proxy struct {
 	cas             *cassetteWriter
 	idle            time.Duration
 
-	mu     sync.Mutex // orders exchanges: index, then both queues
-	seq    int
-	closed bool
-	checkQ chan *pending
-	recQ   chan *pending
-	wg     sync.WaitGroup
+	q  *workQueue
+	wg sync.WaitGroup
 	// inflight counts exchanges between roundTrip and finish: Shutdown stops
 	// tracking a connection the client dropped while its exchange may still be
 	// draining the upstream, and Close must not drop that exchange.
 	inflight sync.WaitGroup
 
+	// Flush waits for completed to reach enqueued; completers wake it only
+	// when someone waits, so an exchange costs no lock here.
 	flushMu   sync.Mutex
 	flushCond *sync.Cond
-	enqueued  int64
-	completed int64
+	enqueued  atomic.Int64
+	completed atomic.Int64
+	waiters   atomic.Int32
+
+	// Back-pressure, reported: exchanges that found the queue past
+	// Options.Queue, the longest it grew, and those past MaxBacklog.
+	behind     atomic.Int64
+	peakQueue  atomic.Int64
+	overflowed atomic.Int64
+	nextWarn   int // queue length at which the next "falling behind" line is logged (under q.mu)
 
 	vmu        sync.Mutex
 	vout       *bufio.Writer
 	kept       []Violation
 	fresh      []Violation
 	writeErr   error
-	recorded   atomic.Int64
 	dropped    atomic.Int64
 	replayed   atomic.Int64
 	misses     atomic.Int64
@@ -159,13 +171,17 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Queue <= 0 {
 		opts.Queue = 1024
 	}
+	if opts.MaxBacklog <= 0 {
+		opts.MaxBacklog = 1 << 30
+	}
 	if opts.MaxKept <= 0 {
 		opts.MaxKept = 10000
 	}
 	if opts.Log == nil {
 		opts.Log = log.New(io.Discard, "", 0)
 	}
-	p := &Proxy{opts: opts, checker: NewChecker(opts.Rulebook), tally: NewTally(opts.Rulebook), idle: opts.Timeout}
+	p := &Proxy{opts: opts, checker: NewChecker(opts.Rulebook), tally: NewTally(opts.Rulebook), idle: opts.Timeout, q: newWorkQueue()}
+	p.nextWarn = opts.Queue
 	p.flushCond = sync.NewCond(&p.flushMu)
 	if opts.Mode == ModeRecordOnce {
 		if opts.Cassette == "" {
@@ -224,13 +240,14 @@ func New(opts Options) (*Proxy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("proxy: %w", err)
 		}
+		c.onError = func(err error) {
+			opts.Log.Printf("writing the cassette %s: %v (the run will fail; the checks go on)", opts.Cassette, err)
+		}
 		p.cas = c
-		p.recQ = make(chan *pending, opts.Queue)
 	}
 	if opts.Violations != nil {
 		p.vout = bufio.NewWriter(opts.Violations)
 	}
-	p.checkQ = make(chan *pending, opts.Queue)
 
 	// goproxy's default transport keeps two idle connections per host, which
 	// costs about a fifth of the throughput with 8 clients; compression is
@@ -264,11 +281,7 @@ func New(opts Options) (*Proxy, error) {
 
 	for range opts.Workers {
 		p.wg.Add(1)
-		go p.checkWorker()
-	}
-	if p.recQ != nil {
-		p.wg.Add(1)
-		go p.recordWorker()
+		go p.worker()
 	}
 	return p, nil
 }
@@ -338,13 +351,12 @@ func (p *Proxy) Addr() string {
 	return p.ln.Addr().String()
 }
 
-// pending is one exchange on its way through the queues; refs counts the
-// consumers (checker, recorder) still holding its buffers.
+// pending is one exchange on its way through the queue to a worker.
 type pending struct {
 	ex      Exchange
 	reqBuf  *bytes.Buffer
 	respBuf *bytes.Buffer
-	refs    atomic.Int32
+	size    int    // bytes of bodies it holds while queued
 	skip    string // why it is neither checked nor recorded (client went away, body too large)
 	// replayed: answered from the cassette, so not recorded again (RecordMissing)
 	replayed bool
@@ -588,32 +600,48 @@ func (t *respTee) complete() {
 	t.p.finish(pd)
 }
 
-// finish numbers a completed exchange and queues it for the workers. The
-// queues are bounded: when the workers fall behind, answers wait here rather
-// than memory growing without end.
+// finish queues a completed exchange for the workers. It never waits for
+// them: when they fall behind, the queue grows and the proxy says so (a log
+// line each time the queue doubles past Options.Queue, and the summary's
+// counts); past Options.MaxBacklog bytes an exchange's bodies are let go,
+// which is counted, logged and fails Close, never silent.
 func (p *Proxy) finish(pd *pending) {
 	defer p.inflight.Done()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		p.release(pd)
+	if !p.q.push(pd, p.admit) {
+		p.release(pd) // closed: arrived after Close began
 		return
 	}
-	pd.ex.Index = p.seq
-	p.seq++
-	refs := int32(1)
-	if p.recQ != nil {
-		refs++
-	}
-	pd.refs.Store(refs)
-	p.flushMu.Lock()
-	p.enqueued++
-	p.flushMu.Unlock()
-	p.checkQ <- pd
-	if p.recQ != nil {
-		p.recQ <- pd
-	}
+	p.enqueued.Add(1)
 }
+
+// admit decides, under the queue's lock, whether an exchange's bodies may
+// wait in memory, and reports the queue's length.
+func (p *Proxy) admit(waiting, bytes int, pd *pending) bool {
+	n := int64(waiting + 1)
+	if n > p.peakQueue.Load() {
+		p.peakQueue.Store(n)
+	}
+	if waiting >= p.opts.Queue {
+		p.behind.Add(1)
+		if waiting >= p.nextWarn {
+			p.nextWarn = waiting * 2
+			p.opts.Log.Printf("falling behind: %d exchanges wait to be checked and recorded (%d MB of bodies); answers are not held back, and nothing is lost below %d MB", waiting, bytes>>20, p.opts.MaxBacklog>>20)
+		}
+	}
+	// The first exchange waiting is always kept, however large (MaxBody bounds it).
+	if pd.skip == "" && bytes > 0 && bytes+len(pd.ex.Body)+len(pd.ex.ReqBody) > p.opts.MaxBacklog {
+		if p.overflowed.Add(1) == 1 {
+			p.opts.Log.Printf("over %d MB of bodies wait to be checked and recorded: exchange #%d and others until the workers catch up are passed on unchecked and unrecorded (counted in the summary; the run fails)", p.opts.MaxBacklog>>20, pd.ex.Index)
+		}
+		pd.skip = overflowSkip
+		p.release(pd)
+		pd.ex.Body, pd.ex.ReqBody = nil, nil
+		return false
+	}
+	return true
+}
+
+const overflowSkip = "the proxy was too far behind the traffic to keep this exchange (over --max-backlog of bodies waiting)"
 
 func (p *Proxy) release(pd *pending) {
 	putBuf(pd.reqBuf)
@@ -621,23 +649,46 @@ func (p *Proxy) release(pd *pending) {
 	pd.reqBuf, pd.respBuf = nil, nil
 }
 
-func (p *Proxy) doneWith(pd *pending) {
-	if pd.refs.Add(-1) != 0 {
-		return
+func (p *Proxy) done() {
+	p.completed.Add(1)
+	if p.waiters.Load() > 0 {
+		p.flushMu.Lock()
+		p.flushCond.Broadcast()
+		p.flushMu.Unlock()
 	}
-	p.release(pd)
-	p.flushMu.Lock()
-	p.completed++
-	p.flushCond.Broadcast()
-	p.flushMu.Unlock()
 }
 
-func (p *Proxy) checkWorker() {
+// worker checks exchanges and, when recording, encodes their cassette
+// entries: both off the response path, in parallel. The cassette's writer
+// puts the entries in the file in the traffic's order.
+func (p *Proxy) worker() {
 	defer p.wg.Done()
-	for pd := range p.checkQ {
+	for {
+		pd := p.q.pop()
+		if pd == nil {
+			return
+		}
 		p.check(pd)
-		p.doneWith(pd)
+		if p.cas != nil {
+			p.cas.deliver(pd.ex.Index, p.entryOf(pd), p.q.empty())
+		}
+		p.release(pd)
+		p.done()
 	}
+}
+
+// entryOf is the cassette entry of an exchange, or nil when it is not
+// recorded: answered from the cassette already (RecordMissing), or without
+// a complete answer (counted).
+func (p *Proxy) entryOf(pd *pending) *entry {
+	switch {
+	case pd.replayed:
+		return nil
+	case pd.skip != "" || pd.ex.Err != nil:
+		p.dropped.Add(1)
+		return nil
+	}
+	return encodeEntry(interactionOf(&pd.ex), p.cas.format, &p.cas.seen)
 }
 
 func (p *Proxy) check(pd *pending) {
@@ -681,44 +732,20 @@ func (p *Proxy) report(vs []Violation) {
 			p.fresh = append(p.fresh, v)
 		}
 	}
-	if p.vout != nil && len(p.checkQ) == 0 {
+	if p.vout != nil && p.q.empty() {
 		p.vout.Flush()
-	}
-}
-
-func (p *Proxy) recordWorker() {
-	defer p.wg.Done()
-	for pd := range p.recQ {
-		if pd.replayed {
-			// In the cassette already.
-		} else if pd.skip != "" || pd.ex.Err != nil {
-			p.dropped.Add(1)
-		} else if err := p.cas.write(interactionOf(&pd.ex)); err != nil {
-			p.vmu.Lock()
-			if p.writeErr == nil {
-				p.writeErr = err
-			}
-			p.vmu.Unlock()
-			p.opts.Log.Printf("writing the cassette: %v", err)
-		} else {
-			p.recorded.Add(1)
-		}
-		// Write what is buffered whenever the queue runs dry, so the file
-		// on disk trails the traffic by moments, not by a whole session.
-		if len(p.recQ) == 0 {
-			p.cas.flush()
-		}
-		p.doneWith(pd)
 	}
 }
 
 // Flush waits until every exchange completed so far is checked and recorded.
 func (p *Proxy) Flush() {
+	target := p.enqueued.Load()
 	p.flushMu.Lock()
-	target := p.enqueued
-	for p.completed < target {
+	p.waiters.Add(1)
+	for p.completed.Load() < target {
 		p.flushCond.Wait()
 	}
+	p.waiters.Add(-1)
 	p.flushMu.Unlock()
 	p.vmu.Lock()
 	if p.vout != nil {
@@ -747,8 +774,13 @@ func (p *Proxy) Summary() Summary {
 	s := p.tally.Summary()
 	s.Mode = string(p.opts.Mode)
 	s.Rulebook = p.opts.Rulebook.Digest
-	s.Recorded = int(p.recorded.Load())
+	if p.cas != nil {
+		s.Recorded, _ = p.cas.written()
+	}
 	s.Dropped = int(p.dropped.Load())
+	s.Behind = int(p.behind.Load())
+	s.PeakQueue = int(p.peakQueue.Load())
+	s.Overflowed = int(p.overflowed.Load())
 	s.Replayed = int(p.replayed.Load())
 	s.Misses = int(p.misses.Load())
 	return s
@@ -773,17 +805,13 @@ func (p *Proxy) Close() (Summary, []Violation, error) {
 	case <-time.After(p.idle + p.opts.Timeout + time.Second):
 		// An exchange still hanging is bounded by the idle timeout; past it, go on.
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	p.q.mu.Lock()
+	closed := p.q.closed
+	p.q.mu.Unlock()
+	if closed {
 		return p.Summary(), p.kept, errors.New("proxy: closed twice")
 	}
-	p.closed = true
-	close(p.checkQ)
-	if p.recQ != nil {
-		close(p.recQ)
-	}
-	p.mu.Unlock()
+	p.q.close()
 	p.wg.Wait()
 	p.tr.CloseIdleConnections()
 	if p.cas != nil {
@@ -799,6 +827,9 @@ func (p *Proxy) Close() (Summary, []Violation, error) {
 	}
 	if p.writeErr != nil && err == nil {
 		err = p.writeErr
+	}
+	if n := p.overflowed.Load(); n > 0 && err == nil {
+		err = fmt.Errorf("%d exchanges were passed on unchecked and unrecorded: the checks and the cassette fell over %d MB of bodies behind the traffic (raise --max-backlog, or give the proxy more CPU)", n, p.opts.MaxBacklog>>20)
 	}
 	kept := p.kept
 	p.vmu.Unlock()

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/v4cert/v4cert/specs"
@@ -67,7 +69,7 @@ func RedactURL(raw string) string {
 // redactQuery hides the values of secret parameters in a raw query or form
 // body, keeping other pairs byte for byte; found collects the hidden values.
 func redactQuery(raw string, found *[]string) string {
-	if raw == "" {
+	if raw == "" || !queryMayHoldSecret(raw) {
 		return raw
 	}
 	changed := false
@@ -101,16 +103,39 @@ func redactQuery(raw string, found *[]string) string {
 	return strings.Join(pairs, "&")
 }
 
+// queryMayHoldSecret is a first look at a raw query that lets the common
+// one (page=2&per_page=20, every Link header of a list) through without
+// splitting and unescaping it: no escapes, no user information, no
+// prefixed token, and no name ending like a secret one.
+func queryMayHoldSecret(raw string) bool {
+	if strings.ContainsAny(raw, "%+@") || specs.MayHoldTokenText(raw) {
+		return true
+	}
+	for rest := raw; rest != ""; {
+		pair := rest
+		if i := strings.IndexByte(rest, '&'); i >= 0 {
+			pair, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		name, _, _ := strings.Cut(pair, "=")
+		if mayBeSecretName([]byte(name)) {
+			return true
+		}
+	}
+	return false
+}
+
 // redactHeader returns a copy of h with credentials hidden; found collects
 // the hidden values.
 func redactHeader(h http.Header, found *[]string) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
-		ck := http.CanonicalHeaderKey(k)
+		ck, secret := headerKind(k)
 		cp := make([]string, len(vs))
 		for i, v := range vs {
 			switch {
-			case specs.IsSecretHeader(ck):
+			case secret:
 				cp[i] = Redacted
 				if found != nil && v != "" {
 					*found = append(*found, v)
@@ -128,6 +153,34 @@ func redactHeader(h http.Header, found *[]string) http.Header {
 		out[k] = cp
 	}
 	return out
+}
+
+// headerKinds caches, by header name as it came, the canonical name and
+// whether it is a credential: the same few dozen names come with every
+// exchange, and judging one (specs.IsSecretHeader) costs more than the rest
+// of a header's redaction.
+var (
+	headerKinds     sync.Map // string → headerKindOf
+	headerKindsKept atomic.Int32
+)
+
+type headerKindOf struct {
+	canonical string
+	secret    bool
+}
+
+func headerKind(name string) (string, bool) {
+	if k, ok := headerKinds.Load(name); ok {
+		hk := k.(headerKindOf)
+		return hk.canonical, hk.secret
+	}
+	ck := http.CanonicalHeaderKey(name)
+	hk := headerKindOf{ck, specs.IsSecretHeader(ck)}
+	// Bounded: a client making up names must not make the proxy keep them all.
+	if headerKindsKept.Add(1) <= 4096 {
+		headerKinds.Store(name, hk)
+	}
+	return hk.canonical, hk.secret
 }
 
 // redactLinks applies RedactURL to every <uri> of a Link header (or to the
@@ -158,7 +211,17 @@ func redactLinks(v string) string {
 // type: JSON fields, form parameters, multipart fields, and credentials in
 // URLs anywhere. Bytes that are not secret stay as they were.
 func redactBody(body []byte, contentType string, found *[]string) []byte {
+	return redactBodyKnown(body, contentType, found, false)
+}
+
+// redactBodyKnown is redactBody told, by the check that read the same
+// body, that no member name in it may be a secret's (noSecretNames): only
+// what is secret by its look is left to find.
+func redactBodyKnown(body []byte, contentType string, found *[]string, noSecretNames bool) []byte {
 	if len(body) == 0 {
+		return body
+	}
+	if noSecretNames && bytes.IndexByte(body, '@') < 0 && !specs.MayHoldToken(body) {
 		return body
 	}
 	mt, params, _ := mime.ParseMediaType(contentType)
@@ -214,17 +277,26 @@ func mayHoldSecret(body []byte) bool {
 		if q := bytes.LastIndexByte(body[start:end], '"'); q >= 0 {
 			start += q + 1
 		}
-		key := bytes.TrimSuffix(body[start:end], []byte("[]"))
-		if k, ok := bytes.CutSuffix(key, []byte("]")); ok {
-			// user[password]: judged by the innermost name, as specs.IsSecretName does.
-			key = k[bytes.LastIndexByte(k, '[')+1:]
-		}
-		for _, e := range secretEndings {
-			if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
-				return true
-			}
+		// An escaped name (pass\u0077ord) is read as what it may spell.
+		if mayBeSecretName(body[start:end]) || bytes.IndexByte(body[start:end], '\\') >= 0 {
+			return true
 		}
 	}
+}
+
+// mayBeSecretName is true for every name specs.IsSecretName accepts (and a
+// few more): it ends like one, judged by the innermost name of user[password].
+func mayBeSecretName(key []byte) bool {
+	key = bytes.TrimSuffix(key, []byte("[]"))
+	if k, ok := bytes.CutSuffix(key, []byte("]")); ok {
+		key = k[bytes.LastIndexByte(k, '[')+1:]
+	}
+	for _, e := range secretEndings {
+		if len(key) >= len(e) && asciiEqualFold(key[len(key)-len(e):], e) {
+			return true
+		}
+	}
+	return false
 }
 
 func asciiEqualFold(b []byte, lower string) bool {

@@ -69,4 +69,11 @@ type Summary struct {
 	Replayed  int      `json:"replayed,omitempty"` // requests answered from the cassette
 	Misses    int      `json:"replay_misses,omitempty"`
 	Dropped   int      `json:"not_recorded,omitempty"` // exchanges left out of the cassette (no complete answer)
+	// Back-pressure: exchanges that found Options.Queue exchanges already
+	// waiting for the workers (answers never wait; the proxy fell behind),
+	// the longest the queue grew, and exchanges passed on unchecked and
+	// unrecorded because more than Options.MaxBacklog bytes waited (a failed run).
+	Behind     int `json:"queued_behind,omitempty"`
+	PeakQueue  int `json:"peak_queue,omitempty"`
+	Overflowed int `json:"overflowed,omitempty"`
 }

@@ -134,6 +134,11 @@ func TestSecretPolicy(t *testing.T) {
 	}{
 		{"password", "hunter2", true}, {"password", "", false}, {"reset_password", "true", false},
 		{"key", "shirt", false}, {"key", "ssh-ed25519 AAAAC3Nza", true}, {"key", strings.Repeat("k", 24), true},
+		// A variable's name is not a secret, whatever its length (this was hidden
+		// as [REDACTED] until it was told from key material by its shape).
+		{"key", "CI_SERVER_VERSION_MAJOR", false}, {"variables[][key]", "deploy_region_for_production", false},
+		{"key", "AbCdEf0123456789XyZ_AbCdEf", true}, {"key", "0123456789abcdef0123456789abcdef", true},
+		{"key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE", true}, {"key", "_LEADING_UNDERSCORE_NAME", false},
 		{"token", Redacted, false},
 	} {
 		if IsSecretValue(c.name, c.value) != c.want {

@@ -61,17 +61,50 @@ func innermost(name string) string {
 }
 
 // IsSecretValue reports whether the value of a secret-named field is worth
-// hiding: booleans and empty values say nothing (reset_password=true), and
-// a short plain word under "key" is an identifier (a custom attribute's key
-// such as "shirt"), while real keys are long.
+// hiding: booleans and empty values say nothing (reset_password=true). Under
+// "key" the API puts both names and key material. A CI/CD variable's or a
+// custom attribute's key is the NAME of a value ({"key":"CI_SERVER_VERSION_MAJOR",
+// "value":"17"}; the platform allows /\A[a-zA-Z0-9_]+\z/ up to 255 there,
+// gitlabhq/gitlabhq app/models/concerns/ci/has_variable.rb @1363ca12), while a
+// deploy, SSH, GPG or Pages domain key is the material itself (ssh-ed25519
+// AAAA…, a PEM block). A short plain word or a snake_case name is kept;
+// anything else under "key" is hidden.
 func IsSecretValue(name, v string) bool {
 	if v == "" || v == "true" || v == "false" || v == Redacted {
 		return false
 	}
-	if innermost(name) == "key" && len(v) < 20 && !strings.ContainsAny(v, " \n") {
+	if innermost(name) == "key" && isKeyName(v) {
 		return false
 	}
 	return true
+}
+
+// isKeyName tells a name under "key" from key material: a short word
+// without spaces, or a variable name — letters, digits and underscores in
+// words joined by "_", its letters all of one case (CI_SERVER_VERSION_MAJOR,
+// deploy_region). Key material is long and has spaces (ssh-rsa AAAA…, PEM),
+// or is random text: mixed-case base64 or hex, without an underscore between
+// words.
+func isKeyName(v string) bool {
+	if len(v) < 20 && !strings.ContainsAny(v, " \n") {
+		return true
+	}
+	if len(v) > 255 || !strings.Contains(v, "_") {
+		return false
+	}
+	upper, lower := false, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9', c == '_':
+		default:
+			return false
+		}
+	}
+	return !(upper && lower)
 }
 
 // CredentialURL finds user information in URLs (https://user:pass@host, as

@@ -91,6 +91,7 @@ func runProxy(args []string) int {
 	timeout := fs.Duration("upstream-timeout", 60*time.Second, "longest wait for the upstream's headers, and longest pause inside a body")
 	deprecatedAlias(fs, "timeout", "upstream-timeout", "a wait for the upstream, not certify's limit for the run")
 	quiet := fs.Bool("quiet", false, "do not print findings as they are made")
+	backlog := fs.Int("max-backlog", 1024, "MB of bodies that may wait to be checked and recorded; answers never wait, and an exchange past this is passed on unchecked and unrecorded, counted, and the run fails")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
@@ -108,7 +109,7 @@ func runProxy(args []string) int {
 	}
 	m := proxy.Mode(*mode)
 	opts := proxy.Options{Mode: m, Upstream: *upstream, Cassette: *cas, PreserveHost: *preserveHost, Timeout: *timeout,
-		ReplayRepeat: *repeat, RecordMissing: *recordMissing, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
+		ReplayRepeat: *repeat, RecordMissing: *recordMissing, MaxBacklog: *backlog << 20, Log: log.New(os.Stderr, "v4cert proxy: ", log.LstdFlags)}
 	fs.Visit(func(f *flag.Flag) {
 		// Appending keeps the file's format unless one is asked for explicitly.
 		if f.Name == "cassette-format" {
