@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -75,7 +76,12 @@ func transportCause(err error) string {
 		return "TLS certificate not trusted"
 	case errors.As(err, &recordHeader):
 		return "TLS handshake failed (is the target http, not https?)"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		// net/http's name for the same hang-up when it comes before the
+		// request is counted as sent (its unexported errServerClosedIdle,
+		// net/http/transport.go readLoopPeekFailLocked): a fresh connection
+		// the target accepts and closes gets either, by timing.
+		strings.Contains(err.Error(), "server closed idle connection"):
 		return "connection closed before an answer (EOF)"
 	case errors.Is(err, context.Canceled):
 		return "request cancelled (the run was stopping)"

@@ -1,9 +1,11 @@
 package suites
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -52,6 +54,9 @@ func TestTransportCauseLeavesOutTheAddress(t *testing.T) {
 		{get(plain, "http://"+ln.Addr().String()+"/api/v4/users/2"), []string{"connection closed before an answer (EOF)", "connection reset by peer"}},
 		{get(&http.Client{Timeout: 100 * time.Millisecond}, silent.URL+"/api/v4/users/3"), []string{"no answer in time (timeout)"}},
 		{get(plain, "http://no-such-host.invalid/api/v4/version"), []string{"host not found: no-such-host.invalid"}},
+		// What the hang-up above gives when the close wins the race with
+		// the request's write (seen under load): the same cause.
+		{&url.Error{Op: "Get", URL: "http://127.0.0.1:1/api/v4/users/2", Err: errors.New("http: server closed idle connection")}, []string{"connection closed before an answer (EOF)"}},
 	} {
 		got := transportCause(tc.err)
 		ok := false
