@@ -155,14 +155,16 @@ func TestListViewsEncodeAsMarshal(t *testing.T) {
 		// want renders the view of the item with id for the caller.
 		want func(v *view, id int) any
 	}
-	project := func(simple, ca bool) func(v *view, id int) any {
+	// basicToAnonymous: the list answers a caller without credentials in
+	// the basic (simple) form, as GET /projects does (projects.anonymous.1).
+	project := func(simple, ca, basicToAnonymous bool) func(v *view, id int) any {
 		return func(v *view, id int) any {
 			p := v.d.Project(id)
 			var attrs []map[string]string
 			if ca {
 				attrs = customAttributes(p.CustomAttributes)
 			}
-			if simple {
+			if simple || (basicToAnonymous && v.caller == nil) {
 				out := v.projectSimple(p)
 				out.CustomAttributes = attrs
 				return out
@@ -212,11 +214,11 @@ func TestListViewsEncodeAsMarshal(t *testing.T) {
 	signedIn := []string{viewsPlainToken, viewsRootToken}
 	top, sub, proj, sp := func() int { return w.top.ID }, func() int { return w.sub.ID }, func() int { return w.proj.ID }, func() int { return w.sp.ID }
 	lists := []list{
-		{"/api/v4/projects", anyone, project(false, false)},
-		{"/api/v4/projects?order_by=name&sort=asc", anyone, project(false, false)},
-		{fmt.Sprintf("/api/v4/groups/%d/projects?include_subgroups=true", w.top.ID), anyone, project(false, false)},
-		{fmt.Sprintf("/api/v4/groups/%d/projects?include_subgroups=true&simple=true", w.top.ID), anyone, project(true, false)},
-		{fmt.Sprintf("/api/v4/groups/%d/projects?with_custom_attributes=true", w.top.ID), []string{viewsRootToken}, project(false, true)},
+		{"/api/v4/projects", anyone, project(false, false, true)},
+		{"/api/v4/projects?order_by=name&sort=asc", anyone, project(false, false, true)},
+		{fmt.Sprintf("/api/v4/groups/%d/projects?include_subgroups=true", w.top.ID), anyone, project(false, false, false)},
+		{fmt.Sprintf("/api/v4/groups/%d/projects?include_subgroups=true&simple=true", w.top.ID), anyone, project(true, false, false)},
+		{fmt.Sprintf("/api/v4/groups/%d/projects?with_custom_attributes=true", w.top.ID), []string{viewsRootToken}, project(false, true, false)},
 		{"/api/v4/groups", anyone, group(false, false)},
 		{"/api/v4/groups?order_by=path&sort=desc", signedIn, group(false, false)},
 		{"/api/v4/groups?statistics=true", []string{viewsRootToken}, group(true, false)},
