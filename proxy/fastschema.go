@@ -90,9 +90,9 @@ type fnode struct {
 	// leaf is types when they are all n asks of a value, and none is
 	// object or array ({"type": "string"}): most members of most bodies,
 	// checked inline (checkLeaf) rather than through check.
-	leaf uint8
-	not                 *fnode
-	ifN, thenN, elseN   *fnode
+	leaf              uint8
+	not               *fnode
+	ifN, thenN, elseN *fnode
 }
 
 type keyGuess struct {
