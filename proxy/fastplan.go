@@ -40,6 +40,9 @@ type conjunct struct {
 // pprop is what the schemas ask of one member name.
 type pprop struct {
 	subs []conjunct // schemas to check the value against, each at depth+hop+1
+	// noting: checking the value may note a deprecated field, whose
+	// pointer needs the member's name on v.path; else it is not pushed.
+	noting bool
 	// skipHop is the deepest hop of a schema that passes the value over
 	// (syntax only), -1 when none or when a check as deep covers it.
 	skipHop int
@@ -52,6 +55,9 @@ type planGuess struct {
 	name      string
 	p         *pprop
 	secretish bool
+	// plain: name holds no quote, backslash or control character, so a
+	// key spelled as name, then a quote, is name without scanning it.
+	plain bool
 }
 
 // maxConjuncts bounds a plan; beyond it check's own walk is used.
@@ -181,6 +187,9 @@ func fill(pp *pprop, conj []conjunct, prop func(*fnode) (*fnode, bool)) {
 		}
 		pp.subs = append(pp.subs, conjunct{sub, c.hop})
 		deepest = max(deepest, c.hop)
+		if sub.deprecated || (sub.ref != nil && sub.ref.deprecated) || mayNote(sub) {
+			pp.noting = true
+		}
 	}
 	pp.skipHop = -1
 	if skip > deepest {
@@ -200,6 +209,20 @@ func notable(n *fnode) bool {
 		}
 	}
 	return false
+}
+
+// mayNote: checking a value against n may note a deprecated field.
+func mayNote(n *fnode) bool {
+	seen := map[*fnode]bool{}
+	var reach func(m *fnode) bool
+	reach = func(m *fnode) bool {
+		if m == nil || seen[m] {
+			return false
+		}
+		seen[m] = true
+		return notable(m) || slices.ContainsFunc(children(m), reach)
+	}
+	return reach(n)
 }
 
 // mayNoteOwn: checking a value against n may note a deprecated field
@@ -286,11 +309,35 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 				return 0, false
 			}
 			kstart := i
-			kend, esc, ok := scanString(d, i)
-			if !ok {
-				return 0, false
+			var pp *pprop
+			var key string
+			hit, esc, ok := false, false, true
+			kend := 0
+			// The expected name, spelled plainly and closed, is the key
+			// (what scanString would find, without the scan).
+			if next < len(order) && order[next].plain {
+				g := &order[next]
+				if e := i + 1 + len(g.name); e < len(d) && d[e] == '"' && string(d[i+1:e]) == g.name {
+					pp, hit, key, kend = g.p, true, g.name, e+1
+					next++
+					v.secretish = v.secretish || g.secretish
+				}
 			}
-			key := stringValue(d[i:kend], esc)
+			if !hit {
+				kend, esc, ok = scanString(d, i)
+				if !ok {
+					return 0, false
+				}
+				key = stringValue(d[i:kend], esc)
+				// Or one a few on (optional members left out).
+				for k := next; k < len(order) && k < next+4; k++ {
+					if order[k].name == key {
+						pp, hit, next = order[k].p, true, k+1
+						v.secretish = v.secretish || order[k].secretish
+						break
+					}
+				}
+			}
 			i = skipSpace(d, kend)
 			if i >= len(d) || d[i] != ':' {
 				return 0, false
@@ -300,15 +347,6 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 			if p.depReq != nil {
 				present = append(present, key)
 			}
-			var pp *pprop
-			hit := false
-			for k := next; k < len(order) && k < next+4; k++ {
-				if order[k].name == key {
-					pp, hit, next = order[k].p, true, k+1
-					v.secretish = v.secretish || order[k].secretish
-					break
-				}
-			}
 			if !hit {
 				pp = p.keys[key]
 				if pp == nil {
@@ -317,7 +355,7 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 				secretish := esc || mayBeSecretName(d[kstart+1:kend-1])
 				v.secretish = v.secretish || secretish
 				if order == nil && len(learn) < 64 {
-					learn = append(learn, planGuess{strings.Clone(key), pp, secretish})
+					learn = append(learn, planGuess{strings.Clone(key), pp, secretish, plainName(key)})
 				}
 			}
 			if pp.fail {
@@ -328,7 +366,9 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 			}
 			vstart := i
 			if len(pp.subs) > 0 {
-				v.path = append(v.path, pathSeg{key: key, idx: -1})
+				if pp.noting {
+					v.path = append(v.path, pathSeg{key: key, idx: -1})
+				}
 				for _, s := range pp.subs {
 					sub := s.n
 					if v.quiet == 0 && (sub.deprecated || (sub.ref != nil && sub.ref.deprecated)) {
@@ -347,7 +387,9 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 						return 0, false
 					}
 				}
-				v.path = v.path[:len(v.path)-1]
+				if pp.noting {
+					v.path = v.path[:len(v.path)-1]
+				}
 			}
 			if pp.skipHop >= 0 {
 				if i, ok = skipValue(d, vstart, depth+pp.skipHop+1); !ok {
@@ -378,13 +420,15 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 	if (p.minProps >= 0 && count < p.minProps) || (p.maxProps >= 0 && count > p.maxProps) {
 		return 0, false
 	}
-	for name, needs := range p.depReq { // (nil for most plans)
-		if !slices.Contains(present, name) {
-			continue
-		}
-		for _, need := range needs {
-			if !slices.Contains(present, need) {
-				return 0, false
+	if p.depReq != nil {
+		for name, needs := range p.depReq {
+			if !slices.Contains(present, name) {
+				continue
+			}
+			for _, need := range needs {
+				if !slices.Contains(present, need) {
+					return 0, false
+				}
 			}
 		}
 	}
@@ -462,4 +506,13 @@ func (v *fvalidator) checkLeaf(t uint8, i, depth int) (int, bool) {
 		return 0, false
 	}
 	return end, true
+}
+
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
