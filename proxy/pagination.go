@@ -61,8 +61,9 @@ func (r *rels) set(l *link) {
 // parseLinks reads an RFC 8288 Link header: <uri>; rel="x", <uri>; rel="y".
 // Every page's answer carries one, so it is read without url.Parse where
 // the URI is plain (linkURL), into links (reused when it has room).
-func parseLinks(h string, links []link) ([]link, error) {
+func parseLinks(h string, links []link, qbuf query) ([]link, error) {
 	out := links[:0]
+	qbuf = qbuf[:0]
 	for {
 		h = strings.TrimLeft(h, " \t,")
 		if h == "" {
@@ -114,19 +115,22 @@ func parseLinks(h string, links []link) ([]link, error) {
 			}
 		}
 		var err error
-		if l.path, l.query, err = linkURL(l.raw); err != nil {
+		if l.path, l.query, err = linkURL(l.raw, qbuf[len(qbuf):]); err != nil {
 			return out, fmt.Errorf("link %q: %v", l.raw, err)
 		}
 		out = append(out, l)
+		if n := len(qbuf) + len(l.query); n <= cap(qbuf) {
+			qbuf = qbuf[:n] // l.query is in qbuf's room (or elsewhere): keep it
+		}
 	}
 }
 
 // linkURL is the escaped path and the query of a link's URI, as url.Parse
 // and url.ParseQuery read them, errors included. A plain URI (plainURL)
 // is read in place; any other goes through package url.
-func linkURL(raw string) (string, query, error) {
+func linkURL(raw string, buf query) (string, query, error) {
 	if p, rq, ok := plainURL(raw); ok {
-		if q, ok := parseQuery(rq); ok {
+		if q, ok := parseQuery(rq, buf); ok {
 			return p, q, nil
 		}
 	}
@@ -256,36 +260,54 @@ func sameValues(a, b query, k string) bool {
 	return strings.Join(a.values(k), "\x00") == strings.Join(b.values(k), "\x00")
 }
 
-// parseQuery is url.ParseQuery as pairs: ok is false exactly where
-// url.ParseQuery returns an error. Escaped names and values cost an
-// allocation each; plain ones alias raw.
-func parseQuery(raw string) (query, bool) {
+// parseQuery is url.ParseQuery as pairs, appended to buf (whose room is
+// used first): ok is false exactly where url.ParseQuery returns an error.
+// Escaped names and values cost an allocation each; plain ones alias raw.
+func parseQuery(raw string, buf query) (query, bool) {
+	q := buf[:0]
 	if len(raw) > 4096 {
 		// Long queries meet url.ParseQuery's limits; let it judge them.
 		m, err := url.ParseQuery(raw)
-		return queryOf(m), err == nil
+		return append(q, queryOf(m)...), err == nil
 	}
-	var q query
 	ok := true
-	for raw != "" {
-		var piece string
-		piece, raw, _ = strings.Cut(raw, "&")
-		if strings.IndexByte(piece, ';') >= 0 {
+	for start := 0; start < len(raw); {
+		// One pass over a piece: its end, its '=', and whether it has a
+		// semicolon or anything to unescape.
+		eq, end, special, semi := -1, start, false, false
+		for ; end < len(raw) && raw[end] != '&'; end++ {
+			switch raw[end] {
+			case '=':
+				if eq < 0 {
+					eq = end
+				}
+			case '%', '+':
+				special = true
+			case ';':
+				semi = true
+			}
+		}
+		piece := raw[start:end]
+		start = end + 1
+		switch {
+		case semi:
 			ok = false
 			continue
-		}
-		if piece == "" {
+		case piece == "":
 			continue
 		}
-		k, v, _ := strings.Cut(piece, "=")
-		k, ok1 := queryUnescape(k)
-		v, ok2 := queryUnescape(v)
-		if !ok1 || !ok2 {
-			ok = false
-			continue
+		k, v := piece, ""
+		if eq >= 0 {
+			k, v = raw[end-len(piece):eq], raw[eq+1:end]
 		}
-		if q == nil {
-			q = make(query, 0, strings.Count(raw, "&")+1)
+		if special {
+			var ok1, ok2 bool
+			k, ok1 = queryUnescape(k)
+			v, ok2 = queryUnescape(v)
+			if !ok1 || !ok2 {
+				ok = false
+				continue
+			}
 		}
 		q = append(q, qpair{k, v})
 	}
@@ -314,7 +336,8 @@ func queryOf(m url.Values) query {
 // checkPagination checks a 200 page of a paginated list.
 func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []byte, count int) {
 	ex := r.ex
-	q, ok := parseQuery(ex.RawQuery)
+	var qroom [16]qpair
+	q, ok := parseQuery(ex.RawQuery, qroom[:0])
 	if !ok {
 		return // the API has its own answer to a query it cannot read
 	}
@@ -337,7 +360,8 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		return
 	}
 	var room [4]link
-	links, err := parseLinks(strings.Join(h.Values("Link"), ", "), room[:])
+	var lroom [24]qpair
+	links, err := parseLinks(strings.Join(h["Link"], ", "), room[:], lroom[:])
 	if err != nil {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.2", Expected: "a Link header of <uri>; rel=\"…\" entries", Seen: err.Error()})
 	}
@@ -361,7 +385,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 	if perKnown && count > per {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: fmt.Sprintf("at most per_page=%d items", per), Seen: fmt.Sprintf("%d items", count)})
 	}
-	if got := h.Get("X-Per-Page"); perKnown && got != "" && got != strconv.Itoa(per) {
+	if got := get(h, "X-Per-Page"); perKnown && got != "" && got != strconv.Itoa(per) {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: "x-per-page " + strconv.Itoa(per), Seen: "x-per-page " + got})
 	}
 
@@ -375,7 +399,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		// others by offset whatever they ask (skratsch-solutions/gitlabhq, a
 		// mirror, lib/api/groups.rb @4300d840; Limits 4: "groups (...,
 		// unauthenticated)"). Worth a note, then checked as offset pages.
-		r.add(Violation{Severity: SeverityWarning, Rule: "limits.pagination.4", Expected: "keyset pages (Link rel=next only)", Seen: "offset pages (x-page " + h.Get("X-Page") + ")"})
+		r.add(Violation{Severity: SeverityWarning, Rule: "limits.pagination.4", Expected: "keyset pages (Link rel=next only)", Seen: "offset pages (x-page " + get(h, "X-Page") + ")"})
 	}
 
 	rule := "limits.pagination.2"
@@ -390,7 +414,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		}
 	}
 	need := func(name string) string {
-		v := h.Get(name)
+		v := get(h, name)
 		if _, present := h[name]; !present {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "header " + strings.ToLower(name), Seen: "no " + strings.ToLower(name) + " header"})
 		}
@@ -410,20 +434,20 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 	_, hasPages := h["X-Total-Pages"]
 	total := -1
 	if hasTotal {
-		n, err := strconv.Atoi(h.Get("X-Total"))
+		n, err := strconv.Atoi(get(h, "X-Total"))
 		if err != nil || n < 0 {
-			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total a count", Seen: "x-total " + strconv.Quote(h.Get("X-Total"))})
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total a count", Seen: "x-total " + strconv.Quote(get(h, "X-Total"))})
 			return
 		}
 		total = n
 		if n > countLimit {
-			r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "no x-total above 10,000 records", Seen: "x-total " + h.Get("X-Total")})
+			r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "no x-total above 10,000 records", Seen: "x-total " + get(h, "X-Total")})
 		}
 		if !hasPages {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total-pages beside x-total", Seen: "no x-total-pages header"})
 		}
 	} else if hasPages {
-		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "x-total-pages only with x-total", Seen: "x-total-pages " + h.Get("X-Total-Pages")})
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "x-total-pages only with x-total", Seen: "x-total-pages " + get(h, "X-Total-Pages")})
 	}
 	pages := -1
 	if total >= 0 {
@@ -432,7 +456,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		// which keeps at least one page: "[paginated_data.total_pages, 1].max"
 		// (gitlabhq/gitlabhq lib/gitlab/pagination/offset_pagination.rb
 		// @028bf690). The spec is silent; both are accepted.
-		if got := h.Get("X-Total-Pages"); hasPages && got != strconv.Itoa(pages) && (total != 0 || got != "1") {
+		if got := get(h, "X-Total-Pages"); hasPages && got != strconv.Itoa(pages) && (total != 0 || got != "1") {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("x-total-pages %d = ceil(x-total %d / x-per-page %d)", pages, total, per), Seen: "x-total-pages " + got})
 		}
 		want := 0
@@ -502,7 +526,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 			// first page's headers with total_pages = (total /
 			// per_page.to_f).ceil (skratsch-solutions/gitlabhq, a mirror,
 			// lib/gitlab/pagination/gitaly_keyset_pager.rb @9e73b5f2).
-			if rel == "last" && total == 0 && h.Get("X-Total-Pages") == "0" && l.query.get("page") == "0" {
+			if rel == "last" && total == 0 && get(h, "X-Total-Pages") == "0" && l.query.get("page") == "0" {
 				n = 0
 			}
 			checkLinkTarget(r, rule, l, q, []qpair{{"page", strconv.Itoa(n)}, {"per_page", strconv.Itoa(per)}})
@@ -650,6 +674,15 @@ func arrayLen(d []byte) (int, bool) {
 func nextOf(has bool, page int) string {
 	if has {
 		return strconv.Itoa(page + 1)
+	}
+	return ""
+}
+
+// get is h.Get(name) for a name already in canonical form, without
+// canonicalizing it again.
+func get(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
 	}
 	return ""
 }

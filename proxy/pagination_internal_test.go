@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ var linkURLCases = []string{
 // package url's: the same path, the same query, an error where it errs.
 func TestLinkURLMatchesURLParse(t *testing.T) {
 	for _, raw := range linkURLCases {
-		p, q, err := linkURL(raw)
+		p, q, err := linkURL(raw, nil)
 		wp, wq, werr := slowLinkURL(raw)
 		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 			t.Errorf("%q: error %v, url.Parse %v", raw, err, werr)
@@ -59,7 +60,7 @@ func FuzzLinkURL(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		p, q, err := linkURL(raw)
+		p, q, err := linkURL(raw, nil)
 		wp, wq, werr := slowLinkURL(raw)
 		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 			t.Fatalf("%q: error %v, url.Parse %v", raw, err, werr)
@@ -68,7 +69,7 @@ func FuzzLinkURL(f *testing.F) {
 			t.Fatalf("%q: %q %v, url.Parse %q %v", raw, p, valuesOf(q), wp, wq)
 		}
 		// The request's query, read the same way.
-		rq, ok := parseQuery(raw)
+		rq, ok := parseQuery(raw, nil)
 		m, qerr := url.ParseQuery(raw)
 		if ok != (qerr == nil) || !reflect.DeepEqual(valuesOf(rq), m) && !(len(rq) == 0 && len(m) == 0) {
 			t.Fatalf("query %q: %v %v, url.ParseQuery %v %v", raw, valuesOf(rq), ok, m, qerr)
@@ -99,6 +100,30 @@ func TestSameValues(t *testing.T) {
 	} {
 		if got := sameValues(c.a, c.b, "a"); got != c.want {
 			t.Errorf("%v %v: %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestParseLinksSharedRoom: links read into shared room (more links and
+// pairs than it holds) keep each its own query.
+func TestParseLinksSharedRoom(t *testing.T) {
+	var h []string
+	for i, raw := range linkURLCases {
+		if _, _, err := linkURL(raw, nil); err == nil && raw != "" {
+			h = append(h, "<"+raw+`>; rel="r`+string(rune('a'+i))+`"`)
+		}
+	}
+	h = append(h, `<http://x/a?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11&l=12&m=13&n=14&o=15&p=16&q=17&r=18&s=19&t=20>; rel="next"`)
+	var room [4]link
+	var qroom [24]qpair
+	links, err := parseLinks(strings.Join(h, ", "), room[:], qroom[:])
+	if err != nil || len(links) != len(h) {
+		t.Fatalf("%d links of %d: %v", len(links), len(h), err)
+	}
+	for _, l := range links {
+		p, q, _ := linkURL(l.raw, nil)
+		if l.path != p || !reflect.DeepEqual(valuesOf(l.query), valuesOf(q)) {
+			t.Errorf("%q: %q %v, alone %q %v", l.raw, l.path, valuesOf(l.query), p, valuesOf(q))
 		}
 	}
 }
