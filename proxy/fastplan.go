@@ -39,7 +39,7 @@ type conjunct struct {
 
 // pprop is what the schemas ask of one member name.
 type pprop struct {
-	subs []conjunct // schemas to check the value against, each at depth+hop+1
+	subs []psub // schemas to check the value against, each at depth+hop+1
 	// noting: checking the value may note a deprecated field, whose
 	// pointer needs the member's name on v.path; else it is not pushed.
 	noting bool
@@ -49,6 +49,14 @@ type pprop struct {
 	fail    bool // a schema's additionalProperties: false refuses the name
 	unseen  bool // a schema passes the value over without another reading it (passOver)
 	req     int  // bit of a required name, -1 otherwise
+}
+
+// psub is a member's schema with what walkPlan asks of it at hand.
+type psub struct {
+	n    *fnode
+	hop  int
+	leaf uint8  // n.leaf
+	note string // the location to note when n (or its $ref) is deprecated
 }
 
 type planGuess struct {
@@ -69,7 +77,7 @@ func makePlans(nodes map[string]*fnode) {
 		n.leaf = leafTypes(n)
 	}
 	for _, n := range nodes {
-		if n.ref != nil || n.allOf != nil {
+		if n.ref != nil || n.allOf != nil { // (after every leaf is known)
 			n.plan = planFor(n)
 		}
 	}
@@ -185,7 +193,14 @@ func fill(pp *pprop, conj []conjunct, prop func(*fnode) (*fnode, bool)) {
 				continue
 			}
 		}
-		pp.subs = append(pp.subs, conjunct{sub, c.hop})
+		ps := psub{n: sub, hop: c.hop, leaf: sub.leaf}
+		switch {
+		case sub.deprecated:
+			ps.note = sub.loc
+		case sub.ref != nil && sub.ref.deprecated:
+			ps.note = sub.ref.loc
+		}
+		pp.subs = append(pp.subs, ps)
 		deepest = max(deepest, c.hop)
 		if sub.deprecated || (sub.ref != nil && sub.ref.deprecated) || mayNote(sub) {
 			pp.noting = true
@@ -369,19 +384,15 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 				if pp.noting {
 					v.path = append(v.path, pathSeg{key: key, idx: -1})
 				}
-				for _, s := range pp.subs {
-					sub := s.n
-					if v.quiet == 0 && (sub.deprecated || (sub.ref != nil && sub.ref.deprecated)) {
-						loc := sub.loc
-						if !sub.deprecated {
-							loc = sub.ref.loc
-						}
-						v.noteDeprecated(loc)
+				for k := range pp.subs {
+					s := &pp.subs[k]
+					if s.note != "" && v.quiet == 0 {
+						v.noteDeprecated(s.note)
 					}
-					if sub.leaf != 0 {
-						i, ok = v.checkLeaf(sub.leaf, vstart, depth+s.hop+1)
+					if s.leaf != 0 {
+						i, ok = v.checkLeaf(s.leaf, vstart, depth+s.hop+1)
 					} else {
-						i, ok = v.check(sub, vstart, depth+s.hop+1)
+						i, ok = v.check(s.n, vstart, depth+s.hop+1)
 					}
 					if !ok {
 						return 0, false
