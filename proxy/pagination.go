@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/v4cert/v4cert/specs"
 )
@@ -333,6 +334,15 @@ func queryOf(m url.Values) query {
 	return q
 }
 
+// pageScratch is room for a page's links and their queries, reused (on
+// the stack it would move to the heap: the links point into it).
+type pageScratch struct {
+	links [4]link
+	pairs [24]qpair
+}
+
+var pageScratchPool = sync.Pool{New: func() any { return new(pageScratch) }}
+
 // checkPagination checks a 200 page of a paginated list.
 func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []byte, count int) {
 	ex := r.ex
@@ -359,9 +369,12 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 			Seen:     "no pagination header: the list answered whole"})
 		return
 	}
-	var room [4]link
-	var lroom [24]qpair
-	links, err := parseLinks(strings.Join(h["Link"], ", "), room[:], lroom[:])
+	sc := pageScratchPool.Get().(*pageScratch)
+	defer func() {
+		*sc = pageScratch{} // hold no header of this exchange
+		pageScratchPool.Put(sc)
+	}()
+	links, err := parseLinks(strings.Join(h["Link"], ", "), sc.links[:], sc.pairs[:])
 	if err != nil {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.2", Expected: "a Link header of <uri>; rel=\"…\" entries", Seen: err.Error()})
 	}
