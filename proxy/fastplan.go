@@ -315,6 +315,7 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 		order = *o
 	}
 	next := 0
+	trackPresent := p.depReq != nil
 	i := skipSpace(d, start+1)
 	if i < len(d) && d[i] == '}' {
 		i++
@@ -353,13 +354,17 @@ func (v *fvalidator) walkPlan(p *objPlan, start, depth int) (int, bool) {
 					}
 				}
 			}
-			i = skipSpace(d, kend)
-			if i >= len(d) || d[i] != ':' {
-				return 0, false
+			if i = kend; i < len(d) && d[i] == ':' {
+				i++ // the common spelling, "key":value
+			} else {
+				i = skipSpace(d, kend)
+				if i >= len(d) || d[i] != ':' {
+					return 0, false
+				}
+				i++
 			}
-			i++
 			count++
-			if p.depReq != nil {
+			if trackPresent {
 				present = append(present, key)
 			}
 			if !hit {
