@@ -86,8 +86,13 @@ type fnode struct {
 
 	ref                 *fnode
 	anyOf, oneOf, allOf []*fnode
-	not                 *fnode
-	ifN, thenN, elseN   *fnode
+	plan                *objPlan // an object checked in one walk with ref and allOf (fastplan.go)
+	// leaf is types when they are all n asks of a value, and none is
+	// object or array ({"type": "string"}): most members of most bodies,
+	// checked inline (checkLeaf) rather than through check.
+	leaf              uint8
+	not               *fnode
+	ifN, thenN, elseN *fnode
 }
 
 type keyGuess struct {
@@ -129,6 +134,7 @@ var loadFast = sync.OnceValue(func() *fastSchemas {
 			out.slow[name] = why
 		}
 	}
+	makePlans(c.nodes)
 	return out
 })
 
@@ -503,6 +509,8 @@ type fvalidator struct {
 	path  []pathSeg
 	notes []deprNote
 	quiet int // >0 inside anyOf/oneOf/not/if, whose failures are not the body's
+	// noPlan >0: objects are walked the unmerged way (planned's fallback).
+	noPlan int
 	// What the walk saw of member names, for the cassette's redaction (one
 	// read of the body serves both): secretish, a name that may be a
 	// secret's; unseen, an object or array passed over without its names
@@ -543,12 +551,21 @@ func (f *fastSchemas) validate(name string, array bool, body []byte) (valid, kno
 // a secret's (noSecretNames), which spares the cassette's redaction its own
 // look at the names.
 func (f *fastSchemas) validateCount(name string, array bool, body []byte) (valid, known bool, notes []deprNote, count int, noSecretNames bool) {
+	return f.validateWith(name, array, body, true)
+}
+
+// validateWith is validateCount with plans (fastplan.go) or, for tests
+// holding the two together, without.
+func (f *fastSchemas) validateWith(name string, array bool, body []byte, plans bool) (valid, known bool, notes []deprNote, count int, noSecretNames bool) {
 	root, ok := f.roots[name]
 	if !ok {
 		return false, false, nil, -1, false
 	}
 	v := validatorPool.Get().(*fvalidator)
-	v.d, v.path, v.notes, v.quiet = body, v.path[:0], v.notes[:0], 0
+	v.d, v.path, v.notes, v.quiet, v.noPlan = body, v.path[:0], v.notes[:0], 0, 0
+	if !plans {
+		v.noPlan = 1
+	}
 	v.secretish, v.unseen = false, false
 	i := skipSpace(body, 0)
 	var end int
@@ -619,6 +636,9 @@ func (v *fvalidator) check(n *fnode, i, depth int) (int, bool) {
 	case c == '"':
 		end, ok = v.str(n, i)
 	case c == '{':
+		if n.plan != nil && v.noPlan == 0 {
+			return v.planned(n, i, depth)
+		}
 		end, ok = v.object(n, i, depth)
 	case c == '[':
 		end, ok = v.arr(n, i, depth)
@@ -851,7 +871,11 @@ func (v *fvalidator) object(n *fnode, i, depth int) (int, bool) {
 					}
 					v.noteDeprecated(loc)
 				}
-				i, ok = v.check(sub, i, depth+1)
+				if sub.leaf != 0 {
+					i, ok = v.checkLeaf(sub.leaf, i, depth+1)
+				} else {
+					i, ok = v.check(sub, i, depth+1)
+				}
 				v.path = v.path[:len(v.path)-1]
 			} else {
 				v.passOver(n, i)

@@ -23,3 +23,16 @@ func TestSpecialIn(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecialIn2: the sixteen-byte test is the eight-byte one of each word.
+func TestSpecialIn2(t *testing.T) {
+	const plain = 0x6867666564636261 // "abcdefgh"
+	for pos := range 8 {
+		for c := range 256 {
+			x := uint64(plain)&^(0xff<<(8*pos)) | uint64(c)<<(8*pos)
+			if specialIn2(x, plain) != specialIn(x) || specialIn2(plain, x) != specialIn(x) {
+				t.Fatalf("byte %#x at %d: the two tests disagree", c, pos)
+			}
+		}
+	}
+}

@@ -2,10 +2,13 @@ package proxy
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/v4cert/v4cert/specs"
 )
@@ -21,13 +24,47 @@ const (
 type link struct {
 	rel   string
 	raw   string
-	url   *url.URL
-	query url.Values
+	path  string // escaped, as url.URL.EscapedPath gives it
+	query query
+}
+
+// rels are the links of a Link header by relation, the last of each
+// winning; no other relation is checked.
+type rels struct{ prev, next, first, last *link }
+
+func (r *rels) of(rel string) *link {
+	switch rel {
+	case "prev":
+		return r.prev
+	case "next":
+		return r.next
+	case "first":
+		return r.first
+	case "last":
+		return r.last
+	}
+	return nil
+}
+
+func (r *rels) set(l *link) {
+	switch l.rel {
+	case "prev":
+		r.prev = l
+	case "next":
+		r.next = l
+	case "first":
+		r.first = l
+	case "last":
+		r.last = l
+	}
 }
 
 // parseLinks reads an RFC 8288 Link header: <uri>; rel="x", <uri>; rel="y".
-func parseLinks(h string) ([]link, error) {
-	var out []link
+// Every page's answer carries one, so it is read without url.Parse where
+// the URI is plain (linkURL), into links (reused when it has room).
+func parseLinks(h string, links []link, qbuf query) ([]link, error) {
+	out := links[:0]
+	qbuf = qbuf[:0]
 	for {
 		h = strings.TrimLeft(h, " \t,")
 		if h == "" {
@@ -78,24 +115,240 @@ func parseLinks(h string) ([]link, error) {
 				l.rel = strings.ToLower(val)
 			}
 		}
-		u, err := url.Parse(l.raw)
-		if err != nil {
-			return out, fmt.Errorf("link %q: %v", l.raw, err)
-		}
-		l.url = u
-		l.query, err = url.ParseQuery(u.RawQuery)
-		if err != nil {
+		var err error
+		if l.path, l.query, err = linkURL(l.raw, qbuf[len(qbuf):]); err != nil {
 			return out, fmt.Errorf("link %q: %v", l.raw, err)
 		}
 		out = append(out, l)
+		if n := len(qbuf) + len(l.query); n <= cap(qbuf) {
+			qbuf = qbuf[:n] // l.query is in qbuf's room (or elsewhere): keep it
+		}
 	}
 }
+
+// linkURL is the escaped path and the query of a link's URI, as url.Parse
+// and url.ParseQuery read them, errors included. A plain URI (plainURL)
+// is read in place; any other goes through package url.
+func linkURL(raw string, buf query) (string, query, error) {
+	if p, rq, ok := plainURL(raw); ok {
+		if q, ok := parseQuery(rq, buf); ok {
+			return p, q, nil
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	m, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return "", nil, err
+	}
+	return u.EscapedPath(), queryOf(m), nil
+}
+
+// plainURL splits raw into its escaped path and raw query when raw is
+// http(s)://host[:port] or an absolute path, then a path of the bytes a
+// path may hold unescaped (and %XX escapes), then an optional query of
+// printable ASCII and no fragment: the form for which url.Parse cannot
+// fail and EscapedPath is the path as written. Anything else says !ok.
+func plainURL(raw string) (path, rawQuery string, ok bool) {
+	rest := raw
+	switch {
+	case strings.HasPrefix(rest, "http://"):
+		rest = rest[len("http://"):]
+	case strings.HasPrefix(rest, "https://"):
+		rest = rest[len("https://"):]
+	case strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//"):
+		goto path
+	default:
+		return "", "", false
+	}
+	{
+		// The host: letters, digits, dots and hyphens, then :digits.
+		i, colon := 0, -1
+	host:
+		for ; i < len(rest); i++ {
+			switch c := rest[i]; {
+			case c == '/' || c == '?':
+				break host
+			case c == ':':
+				if colon >= 0 {
+					return "", "", false
+				}
+				colon = i
+			case colon >= 0:
+				if !isDigit(c) {
+					return "", "", false
+				}
+			case isAlnum(c) || c == '.' || c == '-':
+			default:
+				return "", "", false
+			}
+		}
+		if i == 0 || colon == 0 {
+			return "", "", false
+		}
+		rest = rest[i:]
+	}
+path:
+	path, rawQuery, _ = strings.Cut(rest, "?")
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case isAlnum(c) || strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
+		case c == '%' && i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]):
+			i += 2
+		default:
+			return "", "", false
+		}
+	}
+	for i := 0; i < len(rawQuery); i++ {
+		if c := rawQuery[i]; c <= ' ' || c >= 0x7f || c == '#' {
+			return "", "", false
+		}
+	}
+	return path, rawQuery, true
+}
+
+func isAlnum(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// query is a query's name=value pairs, unescaped, in their order: what
+// url.Values holds, without a map to build for every page.
+type query []qpair
+
+type qpair struct{ k, v string }
+
+func (q query) get(k string) string {
+	for _, p := range q {
+		if p.k == k {
+			return p.v
+		}
+	}
+	return ""
+}
+
+func (q query) values(k string) []string {
+	var out []string
+	for _, p := range q {
+		if p.k == k {
+			out = append(out, p.v)
+		}
+	}
+	return out
+}
+
+// sameValues reports whether k's values in a and b join alike, as
+// strings.Join(values, "\x00") compares them (no values and one empty
+// value are the same).
+func sameValues(a, b query, k string) bool {
+	ia, ib := 0, 0
+	next := func(q query, i int) int {
+		for i < len(q) && q[i].k != k {
+			i++
+		}
+		return i
+	}
+	ia, ib = next(a, ia), next(b, ib)
+	for ia < len(a) && ib < len(b) {
+		if a[ia].v != b[ib].v || strings.IndexByte(a[ia].v, 0) >= 0 {
+			return strings.Join(a.values(k), "\x00") == strings.Join(b.values(k), "\x00")
+		}
+		ia, ib = next(a, ia+1), next(b, ib+1)
+	}
+	if ia == len(a) && ib == len(b) {
+		return true
+	}
+	return strings.Join(a.values(k), "\x00") == strings.Join(b.values(k), "\x00")
+}
+
+// parseQuery is url.ParseQuery as pairs, appended to buf (whose room is
+// used first): ok is false exactly where url.ParseQuery returns an error.
+// Escaped names and values cost an allocation each; plain ones alias raw.
+func parseQuery(raw string, buf query) (query, bool) {
+	q := buf[:0]
+	if len(raw) > 4096 {
+		// Long queries meet url.ParseQuery's limits; let it judge them.
+		m, err := url.ParseQuery(raw)
+		return append(q, queryOf(m)...), err == nil
+	}
+	ok := true
+	for start := 0; start < len(raw); {
+		// One pass over a piece: its end, its '=', and whether it has a
+		// semicolon or anything to unescape.
+		eq, end, special, semi := -1, start, false, false
+		for ; end < len(raw) && raw[end] != '&'; end++ {
+			switch raw[end] {
+			case '=':
+				if eq < 0 {
+					eq = end
+				}
+			case '%', '+':
+				special = true
+			case ';':
+				semi = true
+			}
+		}
+		piece := raw[start:end]
+		start = end + 1
+		switch {
+		case semi:
+			ok = false
+			continue
+		case piece == "":
+			continue
+		}
+		k, v := piece, ""
+		if eq >= 0 {
+			k, v = raw[end-len(piece):eq], raw[eq+1:end]
+		}
+		if special {
+			var ok1, ok2 bool
+			k, ok1 = queryUnescape(k)
+			v, ok2 = queryUnescape(v)
+			if !ok1 || !ok2 {
+				ok = false
+				continue
+			}
+		}
+		q = append(q, qpair{k, v})
+	}
+	return q, ok
+}
+
+func queryUnescape(s string) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, true
+	}
+	u, err := url.QueryUnescape(s)
+	return u, err == nil
+}
+
+// queryOf turns url.Values into pairs, names in sorted order.
+func queryOf(m url.Values) query {
+	var q query
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, v := range m[k] {
+			q = append(q, qpair{k, v})
+		}
+	}
+	return q
+}
+
+// pageScratch is room for a page's links and their queries, reused (on
+// the stack it would move to the heap: the links point into it).
+type pageScratch struct {
+	links [4]link
+	pairs [24]qpair
+}
+
+var pageScratchPool = sync.Pool{New: func() any { return new(pageScratch) }}
 
 // checkPagination checks a 200 page of a paginated list.
 func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []byte, count int) {
 	ex := r.ex
-	q, err := url.ParseQuery(ex.RawQuery)
-	if err != nil {
+	var qroom [16]qpair
+	q, ok := parseQuery(ex.RawQuery, qroom[:0])
+	if !ok {
 		return // the API has its own answer to a query it cannot read
 	}
 	if count < 0 {
@@ -105,7 +358,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		}
 	}
 	h := ex.Header
-	keysetAsked := q.Get("pagination") == "keyset" && e.Pagination == "keyset"
+	keysetAsked := q.get("pagination") == "keyset" && e.Pagination == "keyset"
 	if !keysetAsked && !anyPaginationHeader(h) {
 		// The whole list in one answer: one finding, under the list's own
 		// pagination rule, where the rulebook records that the platform
@@ -116,17 +369,22 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 			Seen:     "no pagination header: the list answered whole"})
 		return
 	}
-	links, err := parseLinks(strings.Join(h.Values("Link"), ", "))
+	sc := pageScratchPool.Get().(*pageScratch)
+	defer func() {
+		*sc = pageScratch{} // hold no header of this exchange
+		pageScratchPool.Put(sc)
+	}()
+	links, err := parseLinks(strings.Join(h["Link"], ", "), sc.links[:], sc.pairs[:])
 	if err != nil {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.2", Expected: "a Link header of <uri>; rel=\"…\" entries", Seen: err.Error()})
 	}
-	rels := map[string]*link{}
+	var rels rels
 	for i := range links {
-		rels[links[i].rel] = &links[i]
+		rels.set(&links[i])
 	}
 	per := defaultPerPage
 	perKnown := true
-	if s := q.Get("per_page"); s != "" {
+	if s := q.get("per_page"); s != "" {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil || n < 1:
@@ -140,13 +398,13 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 	if perKnown && count > per {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: fmt.Sprintf("at most per_page=%d items", per), Seen: fmt.Sprintf("%d items", count)})
 	}
-	if got := h.Get("X-Per-Page"); perKnown && got != "" && got != strconv.Itoa(per) {
+	if got := get(h, "X-Per-Page"); perKnown && got != "" && got != strconv.Itoa(per) {
 		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.1", Expected: "x-per-page " + strconv.Itoa(per), Seen: "x-per-page " + got})
 	}
 
 	if keysetAsked {
 		if _, offset := h["X-Page"]; !offset {
-			checkKeyset(r, q, rels, count, per, perKnown)
+			checkKeyset(r, q, &rels, count, per, perKnown)
 			return
 		}
 		// Offset pages answer a keyset request: the platform serves GET
@@ -154,13 +412,13 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		// others by offset whatever they ask (skratsch-solutions/gitlabhq, a
 		// mirror, lib/api/groups.rb @4300d840; Limits 4: "groups (...,
 		// unauthenticated)"). Worth a note, then checked as offset pages.
-		r.add(Violation{Severity: SeverityWarning, Rule: "limits.pagination.4", Expected: "keyset pages (Link rel=next only)", Seen: "offset pages (x-page " + h.Get("X-Page") + ")"})
+		r.add(Violation{Severity: SeverityWarning, Rule: "limits.pagination.4", Expected: "keyset pages (Link rel=next only)", Seen: "offset pages (x-page " + get(h, "X-Page") + ")"})
 	}
 
 	rule := "limits.pagination.2"
 	page := 1
 	pageKnown := true
-	if s := q.Get("page"); s != "" {
+	if s := q.get("page"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			pageKnown = false
@@ -169,7 +427,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		}
 	}
 	need := func(name string) string {
-		v := h.Get(name)
+		v := get(h, name)
 		if _, present := h[name]; !present {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "header " + strings.ToLower(name), Seen: "no " + strings.ToLower(name) + " header"})
 		}
@@ -189,20 +447,20 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 	_, hasPages := h["X-Total-Pages"]
 	total := -1
 	if hasTotal {
-		n, err := strconv.Atoi(h.Get("X-Total"))
+		n, err := strconv.Atoi(get(h, "X-Total"))
 		if err != nil || n < 0 {
-			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total a count", Seen: "x-total " + strconv.Quote(h.Get("X-Total"))})
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total a count", Seen: "x-total " + strconv.Quote(get(h, "X-Total"))})
 			return
 		}
 		total = n
 		if n > countLimit {
-			r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "no x-total above 10,000 records", Seen: "x-total " + h.Get("X-Total")})
+			r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "no x-total above 10,000 records", Seen: "x-total " + get(h, "X-Total")})
 		}
 		if !hasPages {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-total-pages beside x-total", Seen: "no x-total-pages header"})
 		}
 	} else if hasPages {
-		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "x-total-pages only with x-total", Seen: "x-total-pages " + h.Get("X-Total-Pages")})
+		r.add(Violation{Severity: SeverityError, Rule: "limits.pagination.3", Expected: "x-total-pages only with x-total", Seen: "x-total-pages " + get(h, "X-Total-Pages")})
 	}
 	pages := -1
 	if total >= 0 {
@@ -211,7 +469,7 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		// which keeps at least one page: "[paginated_data.total_pages, 1].max"
 		// (gitlabhq/gitlabhq lib/gitlab/pagination/offset_pagination.rb
 		// @028bf690). The spec is silent; both are accepted.
-		if got := h.Get("X-Total-Pages"); hasPages && got != strconv.Itoa(pages) && (total != 0 || got != "1") {
+		if got := get(h, "X-Total-Pages"); hasPages && got != strconv.Itoa(pages) && (total != 0 || got != "1") {
 			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("x-total-pages %d = ceil(x-total %d / x-per-page %d)", pages, total, per), Seen: "x-total-pages " + got})
 		}
 		want := 0
@@ -251,19 +509,21 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "x-prev-page " + strconv.Quote(expectPrev), Seen: "x-prev-page " + strconv.Quote(xPrev)})
 	}
 
-	want := map[string]int{"first": 1}
-	if expectPrev != "" {
-		want["prev"] = page - 1
-	}
-	if hasNext {
-		want["next"] = page + 1
-	}
-	if total >= 0 {
-		want["last"] = max(pages, 1)
-	}
-	for _, rel := range []string{"prev", "next", "first", "last"} {
-		l, have := rels[rel]
-		n, should := want[rel]
+	for _, rel := range [...]string{"prev", "next", "first", "last"} {
+		l := rels.of(rel)
+		have := l != nil
+		var n int
+		var should bool
+		switch rel {
+		case "first":
+			n, should = 1, true
+		case "prev":
+			n, should = page-1, expectPrev != ""
+		case "next":
+			n, should = page+1, hasNext
+		case "last":
+			n, should = max(pages, 1), total >= 0
+		}
 		switch {
 		case should && !have:
 			r.add(Violation{Severity: SeverityError, Rule: linkRule(rel, total), Expected: fmt.Sprintf("Link rel=%s to page %d", rel, n), Seen: "no rel=" + rel})
@@ -279,10 +539,10 @@ func checkPagination(r *report, book *specs.Rulebook, e *specs.Endpoint, body []
 			// first page's headers with total_pages = (total /
 			// per_page.to_f).ceil (skratsch-solutions/gitlabhq, a mirror,
 			// lib/gitlab/pagination/gitaly_keyset_pager.rb @9e73b5f2).
-			if rel == "last" && total == 0 && h.Get("X-Total-Pages") == "0" && l.query.Get("page") == "0" {
+			if rel == "last" && total == 0 && get(h, "X-Total-Pages") == "0" && l.query.get("page") == "0" {
 				n = 0
 			}
-			checkLinkTarget(r, rule, l, q, map[string]string{"page": strconv.Itoa(n), "per_page": strconv.Itoa(per)})
+			checkLinkTarget(r, rule, l, q, []qpair{{"page", strconv.Itoa(n)}, {"per_page", strconv.Itoa(per)}})
 		}
 	}
 }
@@ -319,9 +579,9 @@ func linkRule(rel string, total int) string {
 // checkKeyset applies Limits, pagination 3: the next page only through
 // Link rel=next, keeping the request's ordering; at the end no Link and an
 // empty array.
-func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int, perKnown bool) {
+func checkKeyset(r *report, q query, rels *rels, count, per int, perKnown bool) {
 	const rule = "limits.pagination.4"
-	next := rels["next"]
+	next := rels.next
 	if count == 0 && next != nil {
 		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "no Link rel=next on an empty (last) keyset page", Seen: "rel=next <" + RedactURL(next.raw) + ">"})
 	}
@@ -335,14 +595,14 @@ func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int,
 	if next == nil {
 		return
 	}
-	keep := map[string]string{"pagination": "keyset"}
+	keep := []qpair{{"pagination", "keyset"}}
 	for _, k := range []string{"order_by", "sort"} {
-		if v := q.Get(k); v != "" {
-			keep[k] = v
+		if v := q.get(k); v != "" {
+			keep = append(keep, qpair{k, v})
 		}
 	}
 	if perKnown {
-		keep["per_page"] = strconv.Itoa(per)
+		keep = append(keep, qpair{"per_page", strconv.Itoa(per)})
 	}
 	checkLinkTarget(r, rule, next, nil, keep)
 	if !hasPositionFilter(next.query) {
@@ -356,12 +616,12 @@ func checkKeyset(r *report, q url.Values, rels map[string]*link, count, per int,
 // pager) and, on registry tags, last (shaik1002/biggitlabbomb, a mirror,
 // lib/api/project_container_repositories.rb @c8e6f625,
 // add_next_link_if_next_page_exists).
-func hasPositionFilter(q url.Values) bool {
-	if q.Get("cursor") != "" || q.Get("last") != "" {
+func hasPositionFilter(q query) bool {
+	if q.get("cursor") != "" || q.get("last") != "" {
 		return true
 	}
-	for k := range q {
-		if strings.HasSuffix(k, "_after") || strings.HasSuffix(k, "_before") {
+	for _, p := range q {
+		if strings.HasSuffix(p.k, "_after") || strings.HasSuffix(p.k, "_before") {
 			return true
 		}
 	}
@@ -369,25 +629,26 @@ func hasPositionFilter(q url.Values) bool {
 }
 
 // checkLinkTarget checks that a link points at the same list: the request's
-// path, its other parameters unchanged, and the given ones set.
-func checkLinkTarget(r *report, rule string, l *link, req url.Values, set map[string]string) {
+// path, its other parameters unchanged, and the given ones set. (Findings
+// come in the order of set and of the request's names.)
+func checkLinkTarget(r *report, rule string, l *link, req query, set []qpair) {
 	ex := r.ex
-	if p := l.url.EscapedPath(); p != ex.Path {
+	if l.path != ex.Path {
 		r.add(Violation{Severity: SeverityError, Rule: rule, Expected: "rel=" + l.rel + " on path " + ex.Path, Seen: "<" + RedactURL(l.raw) + ">"})
 		return
 	}
-	for k, v := range set {
-		if got := l.query.Get(k); got != v {
-			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s with %s=%s", l.rel, k, v), Seen: "<" + RedactURL(l.raw) + ">"})
+	for _, s := range set {
+		if got := l.query.get(s.k); got != s.v {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s with %s=%s", l.rel, s.k, s.v), Seen: "<" + RedactURL(l.raw) + ">"})
 		}
 	}
-	for k, vs := range req {
-		if _, ok := set[k]; ok || IsSecretName(k) {
-			continue
+	for i, p := range req {
+		k := p.k
+		if slices.ContainsFunc(set, func(s qpair) bool { return s.k == k }) || slices.ContainsFunc(req[:i], func(s qpair) bool { return s.k == k }) || IsSecretName(k) {
+			continue // set, said already, or a secret
 		}
-		got := l.query[k]
-		if strings.Join(got, "\x00") != strings.Join(vs, "\x00") {
-			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s keeping %s=%s", l.rel, k, strings.Join(vs, ",")), Seen: "<" + RedactURL(l.raw) + ">"})
+		if !sameValues(l.query, req, k) {
+			r.add(Violation{Severity: SeverityError, Rule: rule, Expected: fmt.Sprintf("rel=%s keeping %s=%s", l.rel, k, strings.Join(req.values(k), ",")), Seen: "<" + RedactURL(l.raw) + ">"})
 		}
 	}
 }
@@ -426,6 +687,15 @@ func arrayLen(d []byte) (int, bool) {
 func nextOf(has bool, page int) string {
 	if has {
 		return strconv.Itoa(page + 1)
+	}
+	return ""
+}
+
+// get is h.Get(name) for a name already in canonical form, without
+// canonicalizing it again.
+func get(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
 	}
 	return ""
 }
