@@ -168,7 +168,7 @@ suites-proxy: ## the suites through the proxy: record a cassette, replay it with
 
 suites-persist: ## the suites against a reference with --data-dir, every write checked against what was stored (a forgotten d.Touch fails it)
 	@rm -rf out/persist && mkdir -p out/persist
-	V4CERT_DATA_DIR=$(abspath out/persist)/data $(GINKGO) --procs=1 --no-color --silence-skips --label-filter='!heavy' \
+	V4CERT_DATA_DIR=$(abspath out/persist)/data $(GINKGO) --procs=2 --no-color --silence-skips --label-filter='!heavy' \
 		./suites > out/persist/suites.log 2>&1 || { tail -50 out/persist/suites.log; exit 1; }
 	@# A handler that answered before its write was checked still passes its spec: the log tells.
 	@if grep -m5 'a write changed records' out/persist/suites.log; then exit 1; fi
