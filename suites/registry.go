@@ -214,7 +214,9 @@ func (w *registryWorld) reposPath() string {
 // repoID finds the id of the project's repository named name.
 func (w *registryWorld) repoID(ctx context.Context, name string) int {
 	GinkgoHelper()
-	r := api.Get(ctx, w.reposPath())
+	// Every repository on one page: the list world pushes its 21 at once,
+	// so which of them lands on a default page of 20 varies from run to run.
+	r := api.Get(ctx, w.reposPath(), Q("per_page", 100))
 	Expect(r).To(HaveStatus(http.StatusOK))
 	for _, it := range r.JSON().Array() {
 		if it.Get("name").String() == name {
