@@ -160,6 +160,23 @@ func BenchmarkLoopbackAdmin(b *testing.B) {
 	}
 }
 
+// getOK sends one GET as token and reads the answer through, counting a
+// transport error or a status other than 200 as a failure.
+func getOK(client *http.Client, url, token string, failures *atomic.Int64) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("PRIVATE-TOKEN", token)
+	res, err := client.Do(req)
+	if err != nil {
+		failures.Add(1)
+		return
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		failures.Add(1)
+	}
+}
+
 func loopback(b *testing.B, h http.Handler, path, token string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -177,18 +194,7 @@ func loopback(b *testing.B, h http.Handler, path, token string) {
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			req.Header.Set("PRIVATE-TOKEN", token)
-			res, err := client.Do(req)
-			if err != nil {
-				failures.Add(1)
-				continue
-			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				failures.Add(1)
-			}
+			getOK(client, url, token, &failures)
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
@@ -395,18 +401,7 @@ func loopbackVsBare(b *testing.B, inst *reference.Instance, path string) {
 			go func() {
 				defer wg.Done()
 				for range perClient {
-					req, _ := http.NewRequest(http.MethodGet, s.url, nil)
-					req.Header.Set("PRIVATE-TOKEN", benchToken)
-					res, err := client.Do(req)
-					if err != nil {
-						failures.Add(1)
-						continue
-					}
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if res.StatusCode != http.StatusOK {
-						failures.Add(1)
-					}
+					getOK(client, s.url, benchToken, &failures)
 				}
 			}()
 		}
