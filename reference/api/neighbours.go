@@ -156,8 +156,8 @@ func (s *Server) updateNote(c *Ctx, kind string) error {
 
 // deleteBranch implements DELETE /projects/:id/repository/branches/:branch
 // (provisioning): Developer (authorize_push_project); an unknown branch is
-// "404 Branch Not Found" (find_branch!), the default branch 405 with
-// Branches::DeleteService's message; 204 when it is gone.
+// "404 Branch Not Found" (find_branch!), the default branch 400 with the
+// pre-receive check's message; 204 when it is gone.
 func (s *Server) deleteBranch(c *Ctx) error {
 	rc, err := s.repoOf(c, true)
 	if err != nil {
@@ -166,9 +166,17 @@ func (s *Server) deleteBranch(c *Ctx) error {
 	err = s.repos.DeleteBranch(c.R.Context(), &rc.Target, c.R.PathValue("branch"))
 	switch {
 	case errors.Is(err, repository.ErrDefaultBranch):
-		// Branches::DeleteService's own words (gitlabhq/gitlabhq
-		// app/services/branches/delete_service.rb).
-		return errorf(http.StatusMethodNotAllowed, "The default branch of a project cannot be deleted.")
+		// On the platform the refusal is git's, not the service's: the
+		// pre-receive BranchCheck raises its delete_default_branch message
+		// (shaik1002/biggitlabbomb, a mirror, lib/gitlab/checks/branch_check.rb
+		// @177aaee1), rm_branch raises PreReceiveError with the "GitLab:"
+		// prefix stripped (gitlabhq/gitlabhq lib/gitlab/git/pre_receive_error.rb
+		// @7e29b8f3), Branches::DeleteService turns it into http_status 400
+		// (gitlabhq/gitlabhq app/services/branches/delete_service.rb @7881eb30)
+		// and the route answers render_api_error!(message, 400)
+		// (skratsch-solutions/gitlabhq lib/api/branches.rb @b3aafb52). The
+		// spec has no branch deletion; the reference answers as the platform.
+		return errorf(http.StatusBadRequest, "The default branch of a project cannot be deleted.")
 	case errors.Is(err, repository.ErrNotFound):
 		return notFound("Branch")
 	case err != nil:

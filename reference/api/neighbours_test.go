@@ -110,8 +110,9 @@ func TestNoteEdit(t *testing.T) {
 }
 
 // TestDeleteBranch: a Developer deletes a branch, which git then lacks; the
-// default branch answers 405 and an unknown one 404, a Reporter 403, and
-// none of them changes a ref.
+// default branch answers 400 with the platform's pre-receive message (see
+// deleteBranch) and an unknown one 404, a Reporter 403, and none of them
+// changes a ref.
 func TestDeleteBranch(t *testing.T) {
 	a := newAPI(t)
 	id, repo := a.project("branches")
@@ -124,7 +125,7 @@ func TestDeleteBranch(t *testing.T) {
 	if st, b := a.doAs(rep, "DELETE", p+"/repository/branches/gone", nil); st != 403 {
 		t.Errorf("a Reporter deletes: %d %s", st, b)
 	}
-	if st, b := a.do("DELETE", p+"/repository/branches/main", nil); st != 405 || !strings.Contains(string(b), "The default branch of a project cannot be deleted.") {
+	if st, b := a.do("DELETE", p+"/repository/branches/main", nil); st != 400 || !strings.Contains(string(b), "The default branch of a project cannot be deleted.") {
 		t.Errorf("the default branch: %d %s", st, b)
 	}
 	if st, b := a.do("DELETE", p+"/repository/branches/nowhere", nil); st != 404 || !strings.Contains(string(b), "404 Branch Not Found") {

@@ -7,15 +7,15 @@ import (
 	"github.com/v4cert/v4cert/reference/git"
 )
 
-// ErrDefaultBranch refuses deleting the project's default branch
-// (Branches::DeleteService: "The default branch of a project cannot be
-// deleted.", 405).
+// ErrDefaultBranch refuses deleting the project's default branch (the
+// platform's pre-receive BranchCheck: "The default branch of a project
+// cannot be deleted.", which Branches::DeleteService answers with 400).
 var ErrDefaultBranch = errors.New("the default branch of a project cannot be deleted")
 
 // DeleteBranch removes branch name for DELETE
 // /projects/:id/repository/branches/:branch, as the platform's
-// Branches::DeleteService (gitlabhq/gitlabhq
-// app/services/branches/delete_service.rb): an unknown branch is
+// Branches::DeleteService (gitlabhq/gitlabhq app/services/branches/delete_service.rb @7881eb30,
+// with the default branch refused by git's pre-receive check): an unknown branch is
 // ErrNotFound, the default branch ErrDefaultBranch; the reference protects
 // no branch, so no other refusal applies. The hooks hear of the removal
 // (open merge requests from it, for one).
