@@ -368,8 +368,8 @@ var _ = Describe("GET /projects/:id/repository/files/:file_path/raw", Label("are
 		Expect(raw("big.bin")).To(Equal(pointer))
 		Expect(raw("big.bin", Q("lfs", false))).To(Equal(pointer))
 		// The spec is silent on a pointer whose object the project does not
-		// hold: the platform answers 404 (gitlabhq/gitlabhq lib/api/files.rb
-		// @017a6c12, not_found! unless lfs_object&.project_allowed_access?);
+		// hold: the platform answers 404 (gitlabhq/gitlabhq lib/api/files.rb @017a6c12,
+		// not_found! unless lfs_object&.project_allowed_access?);
 		// the stored pointer is the other reasonable answer. Neither may be
 		// some other object's bytes.
 		gone := api.Get(ctx, p.File("gone.bin", "/raw"), Q("ref", p.DefaultBranch), Q("lfs", true), Unchecked())

@@ -384,8 +384,8 @@ var _ = Describe("GET /projects/:id/jobs/:job_id", Label("area:jobs", "endpoint:
 		Expect(r.Get("status").String()).To(Equal("failed"))
 		Expect(r.Get("failure_reason").String()).To(Equal("script_failure"))
 		// The spec is silent on a failure reported without a reason: the
-		// platform records unknown_failure (gitlabhq/gitlabhq
-		// app/services/ci/update_build_state_service.rb @9834c4f7 passes
+		// platform records unknown_failure
+		// (gitlabhq/gitlabhq app/services/ci/update_build_state_service.rb @9834c4f7 passes
 		// params[:failure_reason] to Ci::Build#drop_with_exit_code!, which
 		// defaults it to :unknown_failure).
 		l := w.Runner.Take(ctx, "s")

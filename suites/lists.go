@@ -97,8 +97,8 @@ type keysetRow struct {
 	// for that caller only: the platform serves GET /groups by keyset to
 	// unauthenticated callers alone, as Limits 4 lists it ("groups
 	// (order_by=name, sort=asc, unauthenticated)"), and answers others with
-	// offset pages (skratsch-solutions/gitlabhq, a mirror, lib/api/groups.rb
-	// @4300d840, present_groups_with_pagination_strategies).
+	// offset pages (a mirror of the platform,
+	// skratsch-solutions/gitlabhq lib/api/groups.rb @4300d840, present_groups_with_pagination_strategies).
 	As string
 }
 
@@ -359,7 +359,8 @@ func checkPagination(ctx SpecContext, w *listWorld, uncounted bool) {
 	for page := 1; ; page++ {
 		// Without counts a full last page may link to an empty one, the
 		// end (the platform's commit list counts one commit past each page:
-		// gitlabhq/gitlabhq lib/api/commits.rb, "commit_count = offset +
+		// a mirror of the platform,
+		// pavankalisetti009/gitlab lib/api/commits.rb @d87a46ff, "commit_count = offset +
 		// commits.size + 1").
 		beyond := uncounted && page == pages+1 && w.Items%k == 0
 		if !beyond {
@@ -421,8 +422,8 @@ func checkKeyset(ctx SpecContext, w *listWorld, row keysetRow) {
 		Expect(page).To(BeNumerically("<=", n/k+1), "keyset links lead past the end of the list")
 		Expect(r).To(HaveStatus(http.StatusOK))
 		// Limits, pagination 3 names only Link for keyset pages; the
-		// platform's keyset pagers send nothing else (gitlabhq/gitlabhq
-		// lib/gitlab/pagination/keyset/header_builder.rb @41fe9739). An
+		// platform's keyset pagers send nothing else
+		// (gitlabhq/gitlabhq lib/gitlab/pagination/keyset/header_builder.rb @41fe9739). An
 		// x-per-page, when sent, still says the page size.
 		if _, has := r.Header["X-Per-Page"]; has {
 			Expect(r).To(HaveHeader("X-Per-Page", strconv.Itoa(k)))
@@ -498,8 +499,8 @@ func checkLinks(r *Response, sent url.Values, page, pages int, uncounted, lastFu
 // lets the hosted offering leave out ("Some headers may be absent"):
 // x-total, x-total-pages and rel=last. They come all three or none, as on
 // the platform, whose OffsetHeaderBuilder drops them together when a list
-// is paginated without counts (gitlabhq/gitlabhq
-// lib/gitlab/pagination/offset_header_builder.rb @8b573c94); a page with
+// is paginated without counts
+// (gitlabhq/gitlabhq lib/gitlab/pagination/offset_header_builder.rb @8b573c94); a page with
 // some of them only fails.
 func countsOmitted(r *Response) bool {
 	GinkgoHelper()

@@ -161,8 +161,8 @@ var _ = Describe("POST /projects/:id/merge_requests", Label("area:merge_requests
 		same := api.Post(ctx, p.MRs(), Body(map[string]any{"source_branch": "topic", "target_branch": "topic", "title": "T"}), Unchecked())
 		// The spec does not show create. The platform files the same branch
 		// under :branch_conflict and answers 422 {"message":[...]}
-		// (gitlabhq/gitlabhq lib/api/helpers/merge_requests_helpers.rb
-		// @d72ae08a, handle_merge_request_errors!); the validation shape
+		// (gitlabhq/gitlabhq lib/api/helpers/merge_requests_helpers.rb @d72ae08a,
+		// handle_merge_request_errors!); the validation shape
 		// (400) is the other reasonable answer.
 		if same.Status == http.StatusUnprocessableEntity {
 			Expect(same.Get("message").Array()).NotTo(BeEmpty(), "the platform's 422 names the conflict")
@@ -212,8 +212,8 @@ var _ = Describe("POST /projects/:id/merge_requests", Label("area:merge_requests
 		Expect(one.Get("assignees.#.id").Raw).To(MatchJSON(fmt.Sprintf("[%d]", rep.ID)))
 		w.P.Feature(ctx, "both")
 		// Both: 400 (a strict reading), or the platform's, where a given
-		// assignee_id replaces assignee_ids (gitlabhq/gitlabhq
-		// lib/api/helpers/common_helpers.rb @4555e1b2,
+		// assignee_id replaces assignee_ids
+		// (gitlabhq/gitlabhq lib/api/helpers/common_helpers.rb @4555e1b2,
 		// convert_parameters_from_legacy_format); the spec does not show
 		// create. Never assignee_ids' user alone, nor both.
 		both := w.Owner.Post(ctx, w.P.MRs(), Body(map[string]any{"source_branch": "both", "target_branch": w.P.DefaultBranch,

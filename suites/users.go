@@ -170,8 +170,8 @@ var _ = Describe("GET /users", Label("area:users", "endpoint:users.list"), func(
 		Expect(all).To(ContainElements(linked.ID, plain.ID))
 		// extern_uid with provider: the spec reserves it to administrators
 		// and is silent on what others get; the platform refuses them 403
-		// (authenticated_as_admin!, gitlabhq/gitlabhq lib/api/users.rb
-		// @2e3cbf7d). Ignoring the filter is the other reasonable answer;
+		// (authenticated_as_admin!,
+		// gitlabhq/gitlabhq lib/api/users.rb @2e3cbf7d). Ignoring the filter is the other reasonable answer;
 		// applying it for a non-administrator is neither.
 		if r := plain.Get(ctx, "/users", search, Q("extern_uid", uid), Q("provider", "github"), Unchecked()); r.Status != http.StatusForbidden {
 			Expect(r).To(HaveStatus(http.StatusOK))

@@ -436,9 +436,11 @@ func (s *Server) listBulkImportFailures(c *Ctx) error {
 func (s *Server) cancelBulkImport(c *Ctx) error {
 	var out BulkImportJSON
 	err := s.store.Write(func(d *store.Data) error {
-		// As on the platform (gitlabhq/gitlabhq lib/api/bulk_imports.rb,
-		// cancel): any existing import is found, then its creator or an
-		// administrator may cancel it and anyone else gets 403.
+		// As on the platform (gitlabhq/gitlabhq lib/api/bulk_imports.rb @de09f039,
+		// post ':import_id/cancel': BulkImport.find_by_id, then
+		// authenticated_as_admin! unless bulk_import.user == current_user): any
+		// existing import is found, then its creator or an administrator may
+		// cancel it and anyone else gets 403.
 		id, err := c.PathInt("id", "Not found")
 		if err != nil {
 			return notFoundPlain()

@@ -171,13 +171,13 @@ func (s *Server) prepare(c *Ctx, rt *route) error {
 // declared parameters before it applies `who`, so a request missing one
 // answers 400 whoever sends it. The spec is silent on the order (class 2).
 //   - Topics apply `who` in the route's body (authenticated_as_admin! as its
-//     first statement), not in a before filter: gitlabhq/gitlabhq
-//     lib/api/topics.rb @ba0f3164 (post 'topics', put/delete 'topics/:id',
+//     first statement), not in a before filter:
+//     gitlabhq/gitlabhq lib/api/topics.rb @ba0f3164 (post 'topics', put/delete 'topics/:id',
 //     post 'topics/merge'; the class has no before { authenticate! }).
 //   - API::ProjectPackagesProtectionRules authenticates in
 //     `after_validation`, so Grape's coercion and presence errors come before
-//     authenticate!'s 401: gitlabhq/gitlabhq
-//     lib/api/project_packages_protection_rules.rb @ba0f3164
+//     authenticate!'s 401:
+//     gitlabhq/gitlabhq lib/api/project_packages_protection_rules.rb @ba0f3164
 //     (package_protection_rules.access.3).
 var whoAfterParams = map[string]bool{
 	"topics.create": true, "topics.edit": true, "topics.delete": true, "topics.merge": true,
@@ -190,7 +190,10 @@ func (s *Server) authenticate(c *Ctx) error {
 	if c.Endpoint.Who == "runner" {
 		// The runner API authenticates with the runner's or the job's own
 		// token in its handlers; a user's credential means nothing there
-		// (gitlabhq/gitlabhq lib/api/ci/runner.rb calls no authenticate!).
+		// (a mirror of the platform,
+		// skratsch-solutions/gitlabhq lib/api/ci/runner.rb @c766c4b0, calls no authenticate!: its routes
+		// run authenticate_runner! or authenticate_job! from
+		// lib/api/ci/helpers/runner.rb @12c8871d).
 		return nil
 	}
 	if err := s.identify(c); err != nil {

@@ -10,9 +10,9 @@ import (
 // The project issue list and issue edit (provisioning: the spec does not
 // cover issues; Renovate reads and edits its Dependency Dashboard with them,
 // python-gitlab lists them). Parameters and answers as the platform's
-// Issues API: gitlabhq/gitlabhq lib/api/issues.rb and
-// lib/api/helpers/issues_helpers.rb (read at pavankalisetti009/gitlab
-// @041340ff and skratsch-solutions/gitlabhq @48f07af6).
+// Issues API, read in mirrors of the platform:
+// pavankalisetti009/gitlab lib/api/issues.rb @041340ff and
+// skratsch-solutions/gitlabhq lib/api/helpers/issues_helpers.rb @e6938f83, lib/api/helpers.rb @48f07af6.
 
 // issueUpdateParams are the attributes PUT .../issues/:issue_iid takes; at
 // least one is needed (IssuesHelpers.update_params_at_least_one_of, less

@@ -355,7 +355,8 @@ func (s *Server) listPipelineBridges(c *Ctx) error {
 // tokenJob is the job of the presented job token (rules jobs.current.2,
 // jobs.allowed_agents.2). Without credentials the answer is 401; a caller
 // signed in with another credential passes authentication and, as on the
-// platform, finds no job: 404 (gitlabhq/gitlabhq lib/api/ci/jobs.rb,
+// platform, finds no job: 404 (a mirror of the platform,
+// skratsch-solutions/gitlabhq lib/api/ci/jobs.rb @9cdbf8ef,
 // validate_current_authenticated_job: not_found!('Job')).
 func (c *Ctx) tokenJob(d *store.Data) (*store.Job, error) {
 	if c.JobToken == nil {

@@ -17,8 +17,8 @@ import (
 // when the list is asked with_counts=true (lib/api/entities/label.rb:
 // `with_options if: ->(_, options) { options[:with_counts] }`; get and
 // create never pass it), and which always carries remove_on_close
-// (lib/api/entities/label_basic.rb). gitlabhq/gitlabhq
-// lib/api/entities/label.rb @55eb439f, label_basic.rb @346c2ebb.
+// (lib/api/entities/label_basic.rb). Read at
+// gitlabhq/gitlabhq lib/api/entities/label.rb @55eb439f, label_basic.rb @346c2ebb.
 type LabelJSON struct {
 	ID                     int    `json:"id"`
 	Name                   string `json:"name"`

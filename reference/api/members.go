@@ -36,8 +36,9 @@ func (c *Ctx) sourceOf(d *store.Data, t store.SourceType) (*source, error) {
 
 // createMember implements the platform's POST /groups/:id/members and
 // /projects/:id/members (provisioning). As on the platform, only Owners
-// manage a group's members (admin_group_member is an Owner ability in
-// gitlabhq/gitlabhq app/policies/group_policy.rb; lib/api/members.rb calls
+// manage a group's members (admin_group_member is an Owner ability: rule
+// { owner } in a mirror of the platform,
+// pavankalisetti009/gitlab app/policies/group_policy.rb @488ed79b; lib/api/members.rb calls
 // authorize_admin_source_member!); in a project Maintainers add members up
 // to their own role, Owners any role.
 func (s *Server) createMember(c *Ctx, t store.SourceType) error {

@@ -29,8 +29,8 @@ func (c *Ctx) readMilestoneFields() (store.MilestoneFields, error) {
 // state (active, closed), title, search, iids[].
 func (s *Server) listMilestones(c *Ctx) error {
 	in := c.In()
-	// all is the platform's default and lists both (gitlabhq/gitlabhq
-	// lib/api/milestone_responses.rb @14bd84b6: values: %w[active closed all],
+	// all is the platform's default and lists both
+	// (gitlabhq/gitlabhq lib/api/milestone_responses.rb @14bd84b6: values: %w[active closed all],
 	// default: 'all').
 	state := in.Enum("state", "active", "closed", "all")
 	if state != nil && *state == "all" {

@@ -170,8 +170,9 @@ func (s *Server) deleteBranch(c *Ctx) error {
 		// pre-receive BranchCheck raises its delete_default_branch message
 		// (shaik1002/biggitlabbomb, a mirror, lib/gitlab/checks/branch_check.rb
 		// @177aaee1), rm_branch raises PreReceiveError with the "GitLab:"
-		// prefix stripped (gitlabhq/gitlabhq lib/gitlab/git/pre_receive_error.rb
-		// @7e29b8f3), Branches::DeleteService turns it into http_status 400
+		// prefix stripped
+		// (gitlabhq/gitlabhq lib/gitlab/git/pre_receive_error.rb @7e29b8f3),
+		// Branches::DeleteService turns it into http_status 400
 		// (gitlabhq/gitlabhq app/services/branches/delete_service.rb @7881eb30)
 		// and the route answers render_api_error!(message, 400)
 		// (skratsch-solutions/gitlabhq lib/api/branches.rb @b3aafb52). The

@@ -24,8 +24,8 @@ const (
 // perPage reads per_page: default 20, at most 100. The spec is silent on
 // values below 1; the reference answers as the platform does: 0 is refused
 // (its pagination params declare per_page with except_values: [0], and
-// Grape answers "per_page has a value not allowed": gitlabhq/gitlabhq
-// lib/api/pagination_params.rb @1793989c), a negative value leaves the
+// Grape answers "per_page has a value not allowed":
+// gitlabhq/gitlabhq lib/api/pagination_params.rb @1793989c), a negative value leaves the
 // default page size (Kaminari's per ignores it: kaminari/kaminari
 // kaminari-core/lib/kaminari/models/page_scope_methods.rb @01ec38a1).
 func (c *Ctx) perPage() (int, error) {
@@ -263,8 +263,8 @@ func offsetPage[R any](c *Ctx, total int, load func(start, end int) ([]R, error)
 	entry("first", "1")
 	if total <= countLimit {
 		// An empty list has one (empty) page, as on the platform:
-		// "[paginated_data.total_pages, 1].max" (gitlabhq/gitlabhq
-		// lib/gitlab/pagination/offset_pagination.rb @028bf690).
+		// "[paginated_data.total_pages, 1].max"
+		// (gitlabhq/gitlabhq lib/gitlab/pagination/offset_pagination.rb @028bf690).
 		pages := strconv.Itoa(max((total+per-1)/per, 1))
 		p.set("X-Total", strconv.Itoa(total))
 		p.set("X-Total-Pages", pages)
@@ -395,8 +395,8 @@ func keysetPage[T, R any](c *Ctx, ks *Keyset[T], render func(T) R) (*Page, error
 		last = it
 	}
 	// A keyset page carries its Link and no other pagination header, as on
-	// the platform, where the keyset pagers only add Link (gitlabhq/gitlabhq
-	// lib/gitlab/pagination/keyset/header_builder.rb @41fe9739); Limits,
+	// the platform, where the keyset pagers only add Link
+	// (gitlabhq/gitlabhq lib/gitlab/pagination/keyset/header_builder.rb @41fe9739); Limits,
 	// pagination 3 names no other header.
 	p := &Page{items: out}
 	// A full page may have a successor; the page after the last one is empty

@@ -8,8 +8,8 @@ import (
 )
 
 // The platform checks the administrator in the body of its topics routes,
-// after Grape has validated the parameters (gitlabhq/gitlabhq
-// lib/api/topics.rb @ba0f3164): a request missing a required parameter
+// after Grape has validated the parameters
+// (gitlabhq/gitlabhq lib/api/topics.rb @ba0f3164): a request missing a required parameter
 // answers 400 whoever sends it, and a complete one from an anonymous caller
 // 401. Labels and milestones authenticate in a before filter: 401 first.
 func TestParametersBeforeCallerWhereThePlatformChecksInTheBody(t *testing.T) {

@@ -231,9 +231,10 @@ func (s *Server) getProject(c *Ctx) error {
 
 // ProjectBasicJSON is a project as the platform answers a caller without a
 // credential: GET /projects and GET /projects/:id present
-// Entities::BasicProjectDetails when there is no current_user (gitlabhq/gitlabhq
-// lib/api/projects.rb @c2b98d3d; lib/api/entities/basic_project_details.rb
-// @cb81e07a), the identity, URLs, topics, counts and namespace without the
+// Entities::BasicProjectDetails when there is no current_user
+// (gitlabhq/gitlabhq lib/api/projects.rb @c2b98d3d;
+// lib/api/entities/basic_project_details.rb @cb81e07a), the identity, URLs,
+// topics, counts and namespace without the
 // visibility, features and settings of the full form. The spec is silent on
 // it (schemas/project_basic.json). Only public projects reach an anonymous
 // caller, and their code is readable, so default_branch, forks_count and

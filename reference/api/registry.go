@@ -349,8 +349,8 @@ func (s *Server) getRegistryRepository(c *Ctx) error {
 		// The platform finds the repository by id alone and then runs
 		// authorize!(:read_container_image, repository): a caller who may
 		// not see the project gets 403, as one below Reporter on a private
-		// registry does (gitlabhq/gitlabhq lib/api/container_repositories.rb
-		// @7f0fd430). Authentication 8 lets a hidden resource answer 404
+		// registry does
+		// (gitlabhq/gitlabhq lib/api/container_repositories.rb @7f0fd430). Authentication 8 lets a hidden resource answer 404
 		// but does not require it (registry.repositories.get.2, class 2).
 		if !d.CanSeeProject(c.Caller, p) {
 			return forbidden()

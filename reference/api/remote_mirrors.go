@@ -107,8 +107,9 @@ func (c *Ctx) readRemoteMirrorFields() (store.RemoteMirrorFields, error) {
 	}
 	// Both given at once: the platform declares the pair mutually_exclusive,
 	// so Grape refuses the request whatever the values, before the model's
-	// validation could (gitlabhq/gitlabhq
-	// ee/lib/ee/api/helpers/remote_mirrors_helpers.rb, mirror_branches_setting_ee;
+	// validation could (diffblue/gitlab, a mirror of the platform,
+	// ee/lib/ee/api/helpers/remote_mirrors_helpers.rb @1893cff9, mirror_branches_setting_ee:
+	// mutually_exclusive :only_protected_branches, :mirror_branch_regex;
 	// ruby-grape/grape lib/grape/validations/validators/mutual_exclusion_validator.rb
 	// v2.0.0; rules remote_mirrors.create.6 and edit.2, class 2).
 	if f.OnlyProtectedBranches != nil && f.MirrorBranchRegex != nil {

@@ -13,9 +13,10 @@ import (
 // The runner API as gitlab-runner speaks it (provisioning, who: runner):
 // register, verify and unregister a runner, take a job, stream its log,
 // report its end. Its credentials are the runner's token and the job's
-// token, never a user's. The platform's side: gitlabhq/gitlabhq
-// lib/api/ci/runner.rb and lib/api/ci/helpers/runner.rb (master as of
-// 2026-11, and @e8d2c257 for the older shape); the runner's side:
+// token, never a user's. The platform's side, read in the mirror
+// skratsch-solutions/gitlabhq: lib/api/ci/runner.rb @c766c4b0 and
+// lib/api/ci/helpers/runner.rb @12c8871d (gitlabhq/gitlabhq @e8d2c257 for the
+// older shape); the runner's side:
 // gitlab-org/gitlab-runner network/gitlab.go and common/network.go
 // (mirror gitlabhq/gitlab-runner @d79f3e7b, v19.4.0). docs/runner.md.
 

@@ -182,8 +182,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The platform answers every path of the removed version 3 with 410
-	// (gitlabhq/gitlabhq lib/api/api.rb: version 'v3' { route :any, '*path'
-	// { error!(..., 410) } }); the spec names no status for it (errors.paths.3).
+	// (gitlabhq/gitlabhq lib/api/api.rb @511e761b, and the mirror
+	// skratsch-solutions/gitlabhq lib/api/api.rb @fd27c570: version 'v3' {
+	// route :any, '*path' { error!(..., 410) } }); the spec names no status
+	// for it (errors.paths.3).
 	if strings.HasPrefix(r.URL.EscapedPath(), "/api/v3/") {
 		writeError(w, apiV3Gone())
 		return
@@ -206,7 +208,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// No endpoint has this method and path, whether or not another
 		// method has the path: the platform's catch-all route :any '*path'
 		// answers both with 404 before Grape's router would answer 405
-		// (gitlabhq/gitlabhq lib/api/api.rb; ruby-grape/grape
+		// (gitlabhq/gitlabhq lib/api/api.rb @511e761b, and the mirror
+		// skratsch-solutions/gitlabhq lib/api/api.rb @fd27c570; ruby-grape/grape
 		// lib/grape/router.rb, transaction: a '*' route wins over the
 		// method-not-allowed neighbour). The spec's 405 row names no such
 		// case (errors.paths.2).

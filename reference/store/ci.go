@@ -677,8 +677,9 @@ func (d *Data) dropCI(projectID int) {
 // AppendTrace appends a runner's log patch at offset and returns the log's
 // size after it. A patch that does not start where the log ends changes
 // nothing and reports false with the current size: the platform's
-// Gitlab::Ci::Trace#append (gitlabhq/gitlabhq lib/gitlab/ci/trace.rb:
-// `break current_length unless current_length == offset`). The job's own
+// Gitlab::Ci::Trace#append (gitlabhq/gitlabhq lib/gitlab/ci/trace.rb @d474ba6e:
+// `return -current_length unless current_length == offset`, where the
+// runner's PATCH then answers 416 with the current Range). The job's own
 // token is masked in the log with as many x as it has characters, as the
 // platform's hide_secrets does (Gitlab::Ci::MaskSecret), so sizes hold.
 func (d *Data) AppendTrace(j *Job, offset int, patch []byte) (int, bool) {

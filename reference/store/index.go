@@ -327,7 +327,8 @@ func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(
 // SearchUsers returns, in id order, the users GET /users?search=q finds: q
 // (lower-cased by the caller) within the lower-cased name or username, or
 // equal to the public email ignoring case, or with withEmail to the email.
-// It follows the platform's User.search (gitlabhq/gitlabhq app/models/user.rb:
+// It follows the platform's User.search (pavankalisetti009/gitlab, a
+// mirror of gitlabhq/gitlabhq, app/models/user.rb @f6a63bb5:
 // search lower-cases the query, then ORs with_public_email, or for
 // administrators with_primary_or_secondary_email, with
 // search_by_name_or_username, a case-insensitive ILIKE pattern on name and

@@ -9,9 +9,11 @@ import (
 
 // The issuable lists: GET /projects/:id/issues and the merge request lists
 // (GET /merge_requests, GET /projects/:id/merge_requests) filter alike, as on
-// the platform, where both are IssuableFinder's (gitlabhq/gitlabhq
-// app/finders/issuable_finder.rb; the API's common parameters in
-// lib/api/helpers/issues_helpers.rb and merge_requests_helpers.rb). The
+// the platform, where both are IssuableFinder's (pavankalisetti009/gitlab,
+// a mirror of gitlabhq/gitlabhq, app/finders/issuable_finder.rb @b0a5fb57;
+// the API's common parameters in
+// skratsch-solutions/gitlabhq lib/api/helpers/issues_helpers.rb @e6938f83 and
+// gitlabhq/gitlabhq lib/api/helpers/merge_requests_helpers.rb @d72ae08a). The
 // attributes both take, and how they match, are written once here;
 // IssueFilter and MRFilter add what only their list has.
 

@@ -11,9 +11,10 @@ import (
 
 // The project issue list and issue edit (provisioning, outside the certified
 // surface): the platform's GET and PUT /projects/:id/issues[/:issue_iid]
-// (gitlabhq/gitlabhq lib/api/issues.rb, with its finder arguments in
-// lib/api/helpers/issues_helpers.rb; read at pavankalisetti009/gitlab
-// @041340ff and skratsch-solutions/gitlabhq @48f07af6).
+// (lib/api/issues.rb, with its finder arguments in
+// lib/api/helpers/issues_helpers.rb; read in mirrors of the platform:
+// pavankalisetti009/gitlab lib/api/issues.rb @041340ff and
+// skratsch-solutions/gitlabhq lib/api/helpers/issues_helpers.rb @e6938f83).
 
 // IssueFilter is every attribute of GET /projects/:id/issues: the
 // issuable attributes (issuable_list.go) and the issues' own. Nil and zero
@@ -30,8 +31,11 @@ type IssueFilter struct {
 // CanReadIssue applies an issue's confidentiality inside a project the user
 // can see: a confidential issue is for its author, its assignees, members
 // of Reporter and above and administrators (the platform's IssuePolicy,
-// gitlabhq/gitlabhq app/policies/issue_policy.rb: read_confidential_issues
-// from Planner/Reporter up, and the author's and assignees' own).
+// a mirror of the platform,
+// pavankalisetti009/gitlab app/policies/issue_policy.rb @fa352bf4: can_read_confidential for
+// administrators, reporter_access and the author's and assignees' own;
+// app/policies/group_policy.rb @488ed79b enables read_confidential_issues
+// from Planner and Reporter up).
 func (d *Data) CanReadIssue(u *User, p *Project, i *Issue) bool {
 	if !p.IssuesEnabled || !d.CanSeeProject(u, p) {
 		return false
@@ -47,7 +51,8 @@ func (d *Data) CanReadIssue(u *User, p *Project, i *Issue) bool {
 
 // CanUpdateIssue: the author, an assignee, or Reporter and above (the
 // platform's update_issue: admin_issue from Planner/Reporter up, and the
-// author's and assignees' own; gitlabhq/gitlabhq app/policies/issue_policy.rb).
+// author's and assignees' own; the mirror pavankalisetti009/gitlab
+// app/policies/issue_policy.rb @fa352bf4 and group_policy.rb @488ed79b).
 func (d *Data) CanUpdateIssue(u *User, p *Project, i *Issue) bool {
 	if u == nil || !d.CanReadIssue(u, p, i) {
 		return false

@@ -11,7 +11,7 @@ import (
 
 // ExternalStageIdx is the position of the stage commit statuses sit in, after
 // every stage a CI file can declare (GenericCommitStatus::EXTERNAL_STAGE_IDX,
-// gitlabhq/gitlabhq app/models/generic_commit_status.rb).
+// gitlabhq/gitlabhq app/models/generic_commit_status.rb @9297025d).
 const ExternalStageIdx = 1_000_000
 
 // ProjectPipelines returns every pipeline of a project, children included,
@@ -108,8 +108,8 @@ func (d *Data) FirstMatchingPipeline(projectID int, sha, ref string, pipelineID 
 }
 
 // PostCommitStatus creates or moves a commit status as the platform's
-// Ci::CreateCommitStatusService does (gitlabhq/gitlabhq
-// app/services/ci/create_commit_status_service.rb @0286e4c6): it joins the
+// Ci::CreateCommitStatusService does
+// (gitlabhq/gitlabhq app/services/ci/create_commit_status_service.rb @0286e4c6): it joins the
 // newest matching pipeline or makes an external one, finds the caller's
 // pending or running status of that name and ref in it or makes a new one
 // in the external stage, applies the state as an event of the commit status

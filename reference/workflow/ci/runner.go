@@ -14,9 +14,11 @@ import (
 )
 
 // The runner's side of a job: what POST /jobs/request hands a runner, as the
-// platform builds it (gitlabhq/gitlabhq lib/api/entities/ci/job_request/
-// response.rb, git_info.rb, job_info.rb, runner_info.rb, step.rb and
-// app/presenters/ci/build_runner_presenter.rb), and the git side of taking a
+// platform builds it (lib/api/entities/ci/job_request/: response.rb, read at
+// gitlabhq/gitlabhq lib/api/entities/ci/job_request/response.rb @285aff23,
+// git_info.rb, job_info.rb, runner_info.rb, step.rb; and the mirror
+// skratsch-solutions/gitlabhq app/presenters/ci/build_runner_presenter.rb @8a572607),
+// and the git side of taking a
 // job: the pipeline's persistent ref the runner fetches.
 
 // Server is what a job payload says about the server that hands it out.
@@ -35,7 +37,7 @@ var ErrRunnerForbidden = errors.New("runner forbidden")
 const BlankSHA = "0000000000000000000000000000000000000000"
 
 // DefaultTimeout is a project's build_timeout unless set: one hour
-// (gitlabhq/gitlabhq db/structure.sql projects.build_timeout DEFAULT 3600).
+// (gitlabhq/gitlabhq db/structure.sql @92de056e projects.build_timeout DEFAULT 3600).
 const DefaultTimeout = 3600
 
 // Payload is the job as the runner receives it (Entities::Ci::JobRequest::Response).
@@ -125,7 +127,7 @@ type PayloadFeatures struct {
 }
 
 // FailureReasons are the job failure reasons the platform knows
-// (gitlabhq/gitlabhq app/models/concerns/enums/ci/commit_status.rb): the
+// (gitlabhq/gitlabhq app/models/concerns/enums/ci/commit_status.rb @9ceb2dba): the
 // payload's features.failure_reasons, which the runner maps its own onto,
 // and what PUT /jobs/:id keeps (anything else is unknown_failure, as
 // Ci::BuildPendingState.failure_reasons.fetch(reason, 'unknown_failure')).

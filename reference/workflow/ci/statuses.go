@@ -25,8 +25,8 @@ type StatusRequest struct {
 var ErrNoRef = &store.CommitStatusError{NotFound: true, Msg: "404 References for commit Not Found"}
 
 // PostCommitStatus is the platform's Ci::CreateCommitStatusService
-// (gitlabhq/gitlabhq app/services/ci/create_commit_status_service.rb
-// @0286e4c6): the ref is the one sent, else the newest matching pipeline's,
+// (gitlabhq/gitlabhq app/services/ci/create_commit_status_service.rb @0286e4c6):
+// the ref is the one sent, else the newest matching pipeline's,
 // else the first branch holding the commit (repository.branch_names_contains,
 // which Gitaly answers in name order); the store then joins or makes the
 // pipeline and moves the status (store.PostCommitStatus). view runs under
