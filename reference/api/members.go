@@ -38,8 +38,11 @@ func (c *Ctx) sourceOf(d *store.Data, t store.SourceType) (*source, error) {
 // /projects/:id/members (provisioning). As on the platform, only Owners
 // manage a group's members (admin_group_member is an Owner ability: rule
 // { owner } in a mirror of the platform,
-// pavankalisetti009/gitlab app/policies/group_policy.rb @488ed79b; lib/api/members.rb calls
-// authorize_admin_source_member!); in a project Maintainers add members up
+// pavankalisetti009/gitlab app/policies/group_policy.rb @488ed79b; POST
+// .../members runs Members::CreateService, whose :unauthorized result
+// add_single_member turns into Gitlab::Access::AccessDeniedError, a 403:
+// gitlabhq/gitlabhq lib/api/helpers/members_helpers.rb @bc7f4d7d,
+// skratsch-solutions/gitlabhq lib/api/members.rb @ae464ad4); in a project Maintainers add members up
 // to their own role, Owners any role.
 func (s *Server) createMember(c *Ctx, t store.SourceType) error {
 	userID := c.In().IntOr("user_id", 0)
