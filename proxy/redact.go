@@ -74,6 +74,13 @@ func redactQuery(raw string, found *[]string) string {
 	}
 	changed := false
 	pairs := strings.Split(raw, "&")
+	masked := false // a masked variable's value=… (specs.IsMaskFlag)
+	for _, p := range pairs {
+		k, v, _ := strings.Cut(p, "=")
+		if name, err := url.QueryUnescape(k); err == nil && specs.IsMaskFlag(name, v) {
+			masked = true
+		}
+	}
 	for i, p := range pairs {
 		k, v, _ := strings.Cut(p, "=")
 		name, err := url.QueryUnescape(k)
@@ -84,7 +91,7 @@ func redactQuery(raw string, found *[]string) string {
 		if err != nil {
 			val = v
 		}
-		if specs.IsSecretName(name) && specs.IsSecretValue(name, val) {
+		if (specs.IsSecretName(name) || masked && name == specs.MaskedValue) && specs.IsSecretValue(name, val) {
 			pairs[i] = k + "=" + redactedQuery
 			changed = true
 			if found != nil {
@@ -255,8 +262,10 @@ type edit struct {
 
 var redactedJSON = []byte(`"` + Redacted + `"`)
 
-// secretEndings are how every secret name specs.IsSecretName accepts ends.
-var secretEndings = []string{"token", "password", "secret", "credentials", "credential", "key", "passphrase", "authorization", "confirmation", "otp", "attempt"}
+// secretEndings are how every secret name specs.IsSecretName accepts ends,
+// and the flags that make a sibling value secret (specs.IsMaskFlag: masked,
+// masked_and_hidden).
+var secretEndings = []string{"token", "password", "secret", "credentials", "credential", "key", "passphrase", "authorization", "confirmation", "otp", "attempt", "masked", "hidden"}
 
 // mayHoldSecret is a cheap first look: most bodies (a page of users) name no
 // secret field, carry no URL credentials and no prefixed token, and skip the
@@ -353,6 +362,9 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 		if i < len(d) && d[i] == '}' {
 			return i + 1, true
 		}
+		// A masked variable's value is secret by the flag beside it, which
+		// may come before or after it (specs.IsMaskFlag).
+		masked, value := false, -1
 		for {
 			if i >= len(d) || d[i] != '"' {
 				return 0, false
@@ -366,8 +378,15 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 			if i >= len(d) || d[i] != ':' {
 				return 0, false
 			}
+			vstart := skipSpace(d, i+1)
 			if i, ok = redactWalk(d, i+1, key, edits, found, depth+1); !ok {
 				return 0, false
+			}
+			switch {
+			case key == specs.MaskedValue && d[vstart] == '"':
+				value = vstart
+			case specs.IsMaskFlag(key, string(d[vstart:i])):
+				masked = true
 			}
 			var more bool
 			if i, more = nextMember(d, i, '}'); i < 0 {
@@ -375,6 +394,16 @@ func redactWalk(d []byte, i int, name string, edits *[]edit, found *[]string, de
 			}
 			if !more {
 				break
+			}
+		}
+		if masked && value >= 0 && !secret {
+			vend, esc, _ := scanString(d, value)
+			if v := stringValue(d[value:vend], esc); specs.IsSecretValue(specs.MaskedValue, v) {
+				*edits = dropInside(*edits, value, vend)
+				*edits = append(*edits, edit{value, vend, redactedJSON})
+				if found != nil {
+					*found = append(*found, strings.Clone(v))
+				}
 			}
 		}
 		if secret {
@@ -467,18 +496,30 @@ func collectStrings(d []byte, found *[]string) {
 func redactMultipart(body []byte, boundary string, found *[]string) []byte {
 	r := multipart.NewReader(bytes.NewReader(body), boundary)
 	var secrets []string
+	masked, value := false, ""
 	for {
 		p, err := r.NextPart()
 		if err != nil {
 			break
 		}
-		if p.FileName() == "" && specs.IsSecretName(p.FormName()) {
-			var buf bytes.Buffer
-			buf.ReadFrom(p)
-			if v := buf.String(); specs.IsSecretValue(p.FormName(), v) {
-				secrets = append(secrets, v)
-			}
+		name := p.FormName()
+		if p.FileName() != "" || !mayBeSecretName([]byte(name)) && name != specs.MaskedValue {
+			continue
 		}
+		var buf bytes.Buffer
+		buf.ReadFrom(p)
+		v := buf.String()
+		switch {
+		case specs.IsSecretName(name) && specs.IsSecretValue(name, v):
+			secrets = append(secrets, v)
+		case name == specs.MaskedValue:
+			value = v
+		case specs.IsMaskFlag(name, v):
+			masked = true
+		}
+	}
+	if masked && specs.IsSecretValue(specs.MaskedValue, value) {
+		secrets = append(secrets, value)
 	}
 	if found != nil {
 		*found = append(*found, secrets...)

@@ -66,3 +66,49 @@ func TestCheckShareKeepsRedaction(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactMaskedVariableValues: a CI/CD variable marked masked is a secret
+// its owner declared (specs.IsMaskFlag), in the variables API, in the
+// runner's job payload and in the request that creates it, whichever side of
+// the value the flag stands on. Before, every such value reached the cassette
+// in clear. An unmasked variable's value stays, and so do the names.
+func TestRedactMaskedVariableValues(t *testing.T) {
+	answer := []byte(`[{"variable_type":"env_var","key":"DEPLOY_SECRET","value":"s3cr3t-deploy-value","protected":true,"masked":true},` +
+		`{"masked":true,"key":"API_PASS","value":"another-masked-v4lue","hidden":false},` +
+		`{"variable_type":"env_var","key":"REGION","value":"eu-west-1","masked":false}]`)
+	payload := []byte(`{"id":7,"variables":[{"key":"CI_JOB_ID","value":"7","public":true,"masked":false},` +
+		`{"key":"MY_MASKED","value":"runner-side-m4sked","public":false,"masked":true}]}`)
+	ex := func(path string, body []byte) *Exchange {
+		return &Exchange{Method: "GET", URL: "http://x" + path, Path: path, ReqHeader: http.Header{}, Status: 200,
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: body}
+	}
+	got := interactionOf(ex("/api/v4/projects/1/variables", answer)).Response.Body +
+		interactionOf(ex("/api/v4/jobs/request", payload)).Response.Body
+	for _, hidden := range []string{"s3cr3t-deploy-value", "another-masked-v4lue", "runner-side-m4sked"} {
+		if strings.Contains(got, hidden) {
+			t.Errorf("masked value %q reached the cassette:\n%s", hidden, got)
+		}
+	}
+	for _, kept := range []string{`"key":"DEPLOY_SECRET","value":"[REDACTED]"`, `"value":"eu-west-1"`, `"key":"CI_JOB_ID","value":"7"`, `"key":"MY_MASKED"`} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("want %s in\n%s", kept, got)
+		}
+	}
+	// Creating one: the form, and a JSON body with its value found secret
+	// wherever the answer echoes it.
+	for _, form := range []string{"key=DEPLOY_SECRET&value=form-m4sked-value&masked=true", "masked_and_hidden=true&key=K&value=form-m4sked-value"} {
+		if got := redactQuery(form, nil); strings.Contains(got, "form-m4sked-value") || !strings.Contains(got, "value="+redactedQuery) {
+			t.Errorf("form %s redacted as %s", form, got)
+		}
+	}
+	if got := redactQuery("key=REGION&value=eu-west-1&masked=false", nil); got != "key=REGION&value=eu-west-1&masked=false" {
+		t.Errorf("an unmasked variable's form changed: %s", got)
+	}
+	post := &Exchange{Method: "POST", URL: "http://x/api/v4/projects/1/variables", Path: "/api/v4/projects/1/variables",
+		ReqHeader: http.Header{"Content-Type": {"application/json"}}, ReqBody: []byte(`{"key":"K","value":"json-m4sked-value","masked":true}`),
+		Status: 201, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("created K = json-m4sked-value")}
+	in := interactionOf(post)
+	if strings.Contains(in.Request.Body, "json-m4sked-value") || strings.Contains(in.Response.Body, "json-m4sked-value") {
+		t.Errorf("a masked value sent in a request reached the cassette:\n%s\n%s", in.Request.Body, in.Response.Body)
+	}
+}

@@ -23,6 +23,12 @@ var (
 	escapedJSONPair = regexp.MustCompile(`\\"((?:[^"\\]|\\[^"])+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
 	// name=value pairs in query strings and form bodies.
 	formPair = regexp.MustCompile(`(^|[?&\s])([A-Za-z0-9_%\[\]-]+)=([^&\s#"]*)`)
+	// A masked variable (specs.IsMaskFlag): a flat JSON object, or a form,
+	// that says masked, and the value beside the flag, JSON or Go-quoted.
+	maskedObject = regexp.MustCompile(`\{[^{}]*\\?"masked(?:_and_hidden)?\\?"\s*:\s*true[^{}]*\}`)
+	maskedForm   = regexp.MustCompile(`(?:^|[?&\s])masked(?:_and_hidden)?=true(?:[&\s#"]|$)`)
+	valueMember  = regexp.MustCompile(`(\\?"value\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)(\\?")`)
+	valuePair    = regexp.MustCompile(`(^|[?&\s])(value=)([^&\s#"]*)`)
 )
 
 // Redactor removes secrets from text meant for a report: the values it was
@@ -79,6 +85,24 @@ func (r *Redactor) Text(s string) string {
 		}
 		return sub[1] + sub[2] + "=" + Redacted
 	})
+	s = maskedObject.ReplaceAllStringFunc(s, func(m string) string {
+		return valueMember.ReplaceAllStringFunc(m, func(v string) string {
+			sub := valueMember.FindStringSubmatch(v)
+			if !specs.IsSecretValue(specs.MaskedValue, jsonText(sub[2])) {
+				return v
+			}
+			return sub[1] + Redacted + sub[3]
+		})
+	})
+	if maskedForm.MatchString(s) {
+		s = valuePair.ReplaceAllStringFunc(s, func(m string) string {
+			sub := valuePair.FindStringSubmatch(m)
+			if !specs.IsSecretValue(specs.MaskedValue, sub[3]) {
+				return m
+			}
+			return sub[1] + sub[2] + Redacted
+		})
+	}
 	return specs.RedactText(s)
 }
 

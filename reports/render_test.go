@@ -191,6 +191,12 @@ func TestRedaction(t *testing.T) {
 		`message mentioning admin-token-1234 in passing`:                        "admin-token-1234",
 		`{"new_password":"np-secret"}`:                                          "np-secret",
 		`{"private_key":"-----BEGIN KEY-----abc"}`:                              "BEGIN KEY",
+		// A masked CI/CD variable (specs.IsMaskFlag), flag after or before
+		// the value, as JSON, as Gomega quotes it, and as a form.
+		`[{"key":"K","value":"masked-v4lue-1","masked":true}]`:                                           "masked-v4lue-1",
+		`{"masked": true, "key":"K", "value": "masked-v4lue-2"}`:                                         "masked-v4lue-2",
+		"<string>: \"{\\\"key\\\":\\\"K\\\",\\\"value\\\":\\\"masked-v4lue-3\\\",\\\"masked\\\":true}\"": "masked-v4lue-3",
+		`POST /api/v4/projects/1/variables key=K&value=masked-v4lue-4&masked=true`:                       "masked-v4lue-4",
 	}
 	for in, secret := range cases {
 		out := red.Text(in)
@@ -202,7 +208,7 @@ func TestRedaction(t *testing.T) {
 		}
 	}
 	// Metadata about secrets stays readable.
-	keep := `{"token_expires_at":"2026-01-01","scopes":["api"],"page":"2","per_page":20}`
+	keep := `{"token_expires_at":"2026-01-01","scopes":["api"],"page":"2","per_page":20,"variables":[{"key":"REGION","value":"eu-west-1","masked":false}]}`
 	if out := red.Text(keep); out != keep {
 		t.Errorf("over-redacted: %q", out)
 	}

@@ -79,6 +79,24 @@ func IsSecretValue(name, v string) bool {
 	return true
 }
 
+// A CI/CD variable marked masked is a secret its owner declared: the
+// platform hides its value in job logs (and a hidden one in answers too).
+// Its value travels beside the flag, {"key":…,"value":…,"masked":true}, in
+// the variables API (gitlabhq/gitlabhq lib/api/entities/ci/variable.rb
+// @495a5c79) and in the runner's job payload (lib/gitlab/ci/variables/
+// collection/item.rb @0a412bce, to_runner_variable), and as
+// masked=true&value=… (or masked_and_hidden=true) when a client creates one.
+// An unmasked value is one the platform prints in job logs itself: it stays,
+// so a replayed variable list still reads as recorded.
+const MaskedValue = "value"
+
+// IsMaskFlag reports whether a member or parameter declares the value
+// beside it (MaskedValue) secret: masked or masked_and_hidden set true.
+func IsMaskFlag(name, v string) bool {
+	n := innermost(name)
+	return (n == "masked" || n == "masked_and_hidden") && v == "true"
+}
+
 // isKeyName tells a name under "key" from key material: a short word
 // without spaces, or a variable name — letters, digits and underscores in
 // words joined by "_", its letters all of one case (CI_SERVER_VERSION_MAJOR,
