@@ -101,24 +101,48 @@ func rebaseHeader(h http.Header, from []string, to string) http.Header {
 	if len(from) == 0 || to == "" {
 		return h
 	}
-	var out http.Header
-	for _, name := range [...]string{"Link", "Location"} {
-		for i, v := range h[name] {
-			nv := rebaseLinks(v, from, to)
-			if name == "Location" {
-				nv = rebaseURL(v, from, to)
+	for _, name := range rebasedHeaders {
+		for _, v := range h[name] {
+			if rebaseValue(name, v, from, to) != v {
+				out := h.Clone()
+				rebaseInto(out, from, to)
+				return out
 			}
+		}
+	}
+	return h
+}
+
+var rebasedHeaders = [...]string{"Link", "Location"}
+
+func rebaseValue(name, v string, from []string, to string) string {
+	if name == "Location" {
+		return rebaseURL(v, from, to)
+	}
+	return rebaseLinks(v, from, to)
+}
+
+// rebaseInto rebases the Link and Location URLs of h in place. h's map is
+// the caller's, but its value slices may be another header's (the answer
+// the client gets shares them with the upstream's, which the checks and the
+// cassette keep): a slice that changes is replaced, never written to.
+func rebaseInto(h http.Header, from []string, to string) {
+	if len(from) == 0 || to == "" {
+		return
+	}
+	for _, name := range rebasedHeaders {
+		vs := h[name]
+		var out []string
+		for i, v := range vs {
+			nv := rebaseValue(name, v, from, to)
 			if nv == v {
 				continue
 			}
 			if out == nil {
-				out = h.Clone()
+				out = append([]string(nil), vs...)
+				h[name] = out
 			}
-			out[name][i] = nv
+			out[i] = nv
 		}
 	}
-	if out == nil {
-		return h
-	}
-	return out
 }
