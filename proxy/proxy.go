@@ -799,7 +799,12 @@ func (p *Proxy) entryOf(pd *pending) *entry {
 		p.dropped.Add(1)
 		return nil
 	}
-	return encodeEntry(interactionOf(&pd.ex), p.cas.format, &p.cas.seen)
+	// The entry's bodies borrow the exchange's buffers, so the entry takes
+	// them: it may wait for an earlier exchange before it is written.
+	e := encodeEntry(buildInteraction(&pd.ex, true), p.cas.format, &p.cas.seen)
+	e.held = [2]*bytes.Buffer{pd.reqBuf, pd.respBuf}
+	pd.reqBuf, pd.respBuf = nil, nil
+	return e
 }
 
 func (p *Proxy) check(pd *pending) {
