@@ -65,32 +65,56 @@ func originForms(scheme, host string) []string {
 
 // rebaseURL replaces the origin of raw with to when it is one of from.
 func rebaseURL(raw string, from []string, to string) string {
-	for _, f := range from {
-		if len(raw) >= len(f) && strings.EqualFold(raw[:len(f)], f) && (len(raw) == len(f) || strings.ContainsRune("/?#", rune(raw[len(f)]))) {
-			return to + raw[len(f):]
-		}
+	if n := originLen(raw, from); n >= 0 {
+		return to + raw[n:]
 	}
 	return raw
 }
 
-// rebaseLinks rebases every <URI> of a Link header value.
+// originLen is the length of the origin of raw when it is one of from, or -1.
+func originLen(raw string, from []string) int {
+	for _, f := range from {
+		if len(raw) >= len(f) && strings.EqualFold(raw[:len(f)], f) && (len(raw) == len(f) || strings.ContainsRune("/?#", rune(raw[len(f)]))) {
+			return len(f)
+		}
+	}
+	return -1
+}
+
+// rebaseLinks rebases every <URI> of a Link header value. A value naming
+// none of from comes back as it was; one that does is built once, in place.
 func rebaseLinks(v string, from []string, to string) string {
 	var b strings.Builder
-	for {
-		open := strings.IndexByte(v, '<')
+	done := 0 // v[:done] is in b, once a URI changed
+	for rest := 0; ; {
+		open := strings.IndexByte(v[rest:], '<')
 		if open < 0 {
 			break
 		}
+		open += rest
 		end := strings.IndexByte(v[open:], '>')
 		if end < 0 {
 			break
 		}
 		end += open
-		b.WriteString(v[:open+1])
-		b.WriteString(rebaseURL(v[open+1:end], from, to))
-		v = v[end:]
+		rest = end
+		u := v[open+1 : end]
+		n := originLen(u, from)
+		if n < 0 {
+			continue
+		}
+		if done == 0 {
+			b.Grow(len(v) + strings.Count(v, "<")*max(0, len(to)-n))
+		}
+		b.WriteString(v[done : open+1])
+		b.WriteString(to)
+		b.WriteString(u[n:])
+		done = end
 	}
-	b.WriteString(v)
+	if done == 0 {
+		return v
+	}
+	b.WriteString(v[done:])
 	return b.String()
 }
 
