@@ -418,7 +418,7 @@ func (p *Proxy) answer(w http.ResponseWriter, resp *http.Response, from []string
 			if len(resp.Trailer) != announced {
 				k = http.TrailerPrefix + k
 			}
-			h[k] = append(h[k], vs...)
+			h[k] = vs
 		}
 	}
 }
