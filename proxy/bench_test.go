@@ -211,11 +211,17 @@ func serveOn(b *testing.B, h http.Handler) string {
 // plainGoproxy is goproxy passing traffic on and nothing else: the ceiling
 // any goproxy-based proxy reaches on this machine. It gets the same roomy
 // idle-connection pool as v4cert's proxy, so the comparison is of the work
-// done per exchange, not of connection reuse.
+// done per exchange, not of connection reuse. V4CERT_BENCH_BASELINE_READBUF
+// (bytes) gives it a read buffer other than net/http's 4 KB too, such as
+// the 32 KB v4cert's proxy reads answers through: the stricter comparison,
+// where that buffer is no part of the difference.
 func plainGoproxy(upstream string) http.Handler {
 	u, _ := url.Parse(upstream)
 	gp := goproxy.NewProxyHttpServer()
 	gp.Tr = &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}
+	if s := os.Getenv("V4CERT_BENCH_BASELINE_READBUF"); s != "" {
+		fmt.Sscan(s, &gp.Tr.ReadBufferSize)
+	}
 	gp.KeepAcceptEncoding = true
 	gp.Logger = discardLogger{}
 	gp.NonproxyHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -239,7 +245,8 @@ func (discardLogger) Printf(string, ...any) {}
 // process (client, proxy and server share it), each as the median of the
 // pairs and their range. The load average is printed before and after.
 // Run with -benchtime=1x; V4CERT_BENCH_SECONDS sets each way's total
-// measuring time (default 6), V4CERT_BENCH_ROUNDS the rounds (default 8).
+// measuring time (default 6), V4CERT_BENCH_ROUNDS the rounds (default 8),
+// V4CERT_BENCH_BASELINE_READBUF the pass-through's read buffer (plainGoproxy).
 func BenchmarkProxyLoopback(b *testing.B) {
 	d := 6 * time.Second
 	if s := os.Getenv("V4CERT_BENCH_SECONDS"); s != "" {
@@ -310,8 +317,12 @@ func BenchmarkProxyLoopback(b *testing.B) {
 		fmt.Printf("%-24s %9.0f %9s %8.2f (%.2f–%.2f) %8.2f (%.2f–%.2f) %9s %9s\n", r.name, r.perSec, (r.cpu / time.Duration(max(r.reqs, 1))).Round(time.Microsecond),
 			thr[0], thr[1], thr[2], cpu[0], cpu[1], cpu[2], r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond))
 	}
-	fmt.Printf("(ratios: to the plain goproxy pass-through, median of %d pairs taken in the same round, and their range; CPU ratio: its CPU per request over this way's, so below 1 costs more; 8 connections; load average %s before, %s after; cassette %d bytes per exchange, %d of %d exchanges found the recorder behind)\n",
-		len(pass.rounds), loadBefore, loadAfter, perExchange, rs.Behind, rs.Exchanges)
+	readBuf := "net/http's 4 KB"
+	if s := os.Getenv("V4CERT_BENCH_BASELINE_READBUF"); s != "" {
+		readBuf = s + " bytes"
+	}
+	fmt.Printf("(ratios: to the plain goproxy pass-through (read buffer %s), median of %d pairs taken in the same round, and their range; CPU ratio: its CPU per request over this way's, so below 1 costs more; 8 connections; load average %s before, %s after; cassette %d bytes per exchange, %d of %d exchanges found the recorder behind)\n",
+		readBuf, len(pass.rounds), loadBefore, loadAfter, perExchange, rs.Behind, rs.Exchanges)
 	vthr, vcpu := pairRatios(results[2], pass)
 	rthr, rcpu := pairRatios(results[3], pass)
 	b.ReportMetric(vthr[0], "validate/passthrough")

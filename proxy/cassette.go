@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dnaeon/go-vcr/v2/cassette"
 	"gopkg.in/yaml.v3"
@@ -89,6 +90,11 @@ type cassetteWriter struct {
 	// seen finds bodies written before, so a repeated one is written as a
 	// YAML alias of the first (bodies stored once; dedup.go).
 	seen dedup
+
+	// The buffer goes to the file flushDelay after the queue runs dry.
+	flushTimer *time.Timer
+	flushArmed bool
+	closed     bool
 }
 
 // openCassette prepares the cassette record writes. format is Format1 or
@@ -226,8 +232,8 @@ var listIndent = regexp.MustCompile(`(?m)^interactions:\n( *)- `)
 // deliver hands the writer the encoded entry of exchange index (nil for an
 // exchange that is not recorded: every index is delivered exactly once) and
 // writes every entry whose turn has come. idle says the queue has run dry,
-// so what is buffered goes to the file: it trails the traffic by moments,
-// not by a session.
+// so what is buffered goes to the file within flushDelay: it trails the
+// traffic by moments, not by a session.
 func (c *cassetteWriter) deliver(index int, e *entry, idle bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -246,7 +252,28 @@ func (c *cassetteWriter) deliver(index int, e *entry, idle bool) {
 		c.emit(e)
 		c.next++
 	}
-	if idle && c.w != nil {
+	if idle && c.w != nil && c.w.Buffered() > 0 && !c.flushArmed {
+		// Once per flushDelay at most, not once per exchange: a write to the
+		// file for every exchange cost a system call each.
+		c.flushArmed = true
+		if c.flushTimer == nil {
+			c.flushTimer = time.AfterFunc(flushDelay, c.flushLater)
+		} else {
+			c.flushTimer.Reset(flushDelay)
+		}
+	}
+}
+
+// flushDelay is how long what is buffered may wait for the file once the
+// workers have run dry: the cassette trails the traffic by moments, and a
+// busy recorder writes to the file a few dozen times a second.
+const flushDelay = 20 * time.Millisecond
+
+func (c *cassetteWriter) flushLater() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushArmed = false
+	if c.w != nil && !c.closed {
 		c.note(c.w.Flush())
 	}
 }
@@ -347,7 +374,9 @@ func (c *cassetteWriter) flush() error {
 	if c.w == nil {
 		return nil
 	}
-	return c.w.Flush()
+	err := c.w.Flush()
+	c.note(err)
+	return err
 }
 
 // close writes out the file; when no interaction came, there is no file to
@@ -355,6 +384,10 @@ func (c *cassetteWriter) flush() error {
 func (c *cassetteWriter) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closed = true
+	if c.flushTimer != nil {
+		c.flushTimer.Stop()
+	}
 	if len(c.ready) > 0 {
 		// Never expected: an exchange was numbered and never delivered.
 		c.note(fmt.Errorf("%d recorded interactions were waiting for exchange %d, which never arrived", len(c.ready), c.next))
@@ -362,10 +395,8 @@ func (c *cassetteWriter) close() error {
 	if c.f == nil {
 		return c.err
 	}
+	c.note(c.w.Flush()) // logged as it happens, as the flushes before were
 	err := c.err
-	if e := c.w.Flush(); err == nil {
-		err = e
-	}
 	if e := c.f.Sync(); err == nil {
 		err = e
 	}
@@ -383,6 +414,9 @@ type entry struct {
 	buf    *bytes.Buffer
 	bodies []bodySpan
 	seen   *dedup
+	// held are the exchange's body buffers, which the bodies' raw strings
+	// may borrow (buildInteraction): freed with the entry, once written.
+	held [2]*bytes.Buffer
 }
 
 type bodySpan struct {
@@ -395,6 +429,11 @@ type bodySpan struct {
 func (e *entry) free() {
 	putBuf(e.buf)
 	e.buf = nil
+	for i, b := range e.held {
+		putBuf(b)
+		e.held[i] = nil
+	}
+	e.bodies = nil
 }
 
 // encodeEntry encodes an interaction in the layout yaml.v3 reads into
@@ -591,6 +630,21 @@ var yamlPlain = func() (t [256]bool) {
 // user information in URLs, and any value found secret anywhere in the
 // request reappearing elsewhere in the exchange.
 func interactionOf(ex *Exchange) *cassette.Interaction {
+	return buildInteraction(ex, false)
+}
+
+// buildInteraction is interactionOf; with borrow, the interaction's bodies
+// are the exchange's own bytes (or redaction's copies) seen as strings, not
+// copied: the caller keeps those bytes unchanged for as long as the
+// interaction and the entry encoded from it live (entryOf hands the
+// exchange's buffers to the entry, which frees them once it is written).
+func buildInteraction(ex *Exchange, borrow bool) *cassette.Interaction {
+	str := func(b []byte) string {
+		if borrow {
+			return unsafe.String(unsafe.SliceData(b), len(b))
+		}
+		return string(b)
+	}
 	var reqSecrets []string
 	reqHeader := redactHeader(ex.ReqHeader, &reqSecrets)
 	reqHeader.Del("Host")
@@ -604,18 +658,8 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 	respHeader := redactHeader(ex.Header, &respSecrets)
 	respBody := redactBodyKnown(ex.Body, ex.Header.Get("Content-Type"), &respSecrets, ex.noSecretNames)
 	respBody = replaceAll(respBody, respSecrets)
-	for k, vs := range respHeader {
-		for i, v := range vs {
-			vs[i] = replaceAllString(v, respSecrets)
-		}
-		respHeader[k] = vs
-	}
-	for k, vs := range reqHeader {
-		for i, v := range vs {
-			vs[i] = replaceAllString(v, reqSecrets)
-		}
-		reqHeader[k] = vs
-	}
+	replaceInHeader(respHeader, respSecrets)
+	replaceInHeader(reqHeader, reqSecrets)
 	if len(respBody) != len(ex.Body) && respHeader.Get("Content-Length") != "" {
 		// Redaction changed the body's length: keep the recorded answer
 		// consistent with itself, as a replaying client reads it.
@@ -623,10 +667,10 @@ func interactionOf(ex *Exchange) *cassette.Interaction {
 	}
 	return &cassette.Interaction{
 		Request: cassette.Request{
-			Body: string(reqBody), Form: formOf(ex.Method, u, reqCT, reqBody), Headers: reqHeader, URL: u, Method: ex.Method,
+			Body: str(reqBody), Form: formOf(ex.Method, u, reqCT, reqBody), Headers: reqHeader, URL: u, Method: ex.Method,
 		},
 		Response: cassette.Response{
-			Body: string(respBody), Headers: respHeader, Status: statusText(ex.Status), Code: ex.Status,
+			Body: str(respBody), Headers: respHeader, Status: statusText(ex.Status), Code: ex.Status,
 			Duration: ex.Duration.Round(time.Microsecond),
 		},
 	}

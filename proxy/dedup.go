@@ -3,6 +3,7 @@ package proxy
 import (
 	"hash/maphash"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -77,7 +78,8 @@ func (d *dedup) add(body string, h uint64, id int, which byte) string {
 	if d.byHash == nil {
 		d.byHash = map[uint64]*sharedBody{}
 	}
-	s := &sharedBody{anchor: string(which) + strconv.Itoa(id), body: body, hash: h}
+	// A copy: the body given may borrow an exchange's buffer (buildInteraction).
+	s := &sharedBody{anchor: string(which) + strconv.Itoa(id), body: strings.Clone(body), hash: h}
 	d.byHash[h] = s
 	d.order = append(d.order, s)
 	d.bytes += len(body)

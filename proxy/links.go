@@ -65,32 +65,56 @@ func originForms(scheme, host string) []string {
 
 // rebaseURL replaces the origin of raw with to when it is one of from.
 func rebaseURL(raw string, from []string, to string) string {
-	for _, f := range from {
-		if len(raw) >= len(f) && strings.EqualFold(raw[:len(f)], f) && (len(raw) == len(f) || strings.ContainsRune("/?#", rune(raw[len(f)]))) {
-			return to + raw[len(f):]
-		}
+	if n := originLen(raw, from); n >= 0 {
+		return to + raw[n:]
 	}
 	return raw
 }
 
-// rebaseLinks rebases every <URI> of a Link header value.
+// originLen is the length of the origin of raw when it is one of from, or -1.
+func originLen(raw string, from []string) int {
+	for _, f := range from {
+		if len(raw) >= len(f) && strings.EqualFold(raw[:len(f)], f) && (len(raw) == len(f) || strings.ContainsRune("/?#", rune(raw[len(f)]))) {
+			return len(f)
+		}
+	}
+	return -1
+}
+
+// rebaseLinks rebases every <URI> of a Link header value. A value naming
+// none of from comes back as it was; one that does is built once, in place.
 func rebaseLinks(v string, from []string, to string) string {
 	var b strings.Builder
-	for {
-		open := strings.IndexByte(v, '<')
+	done := 0 // v[:done] is in b, once a URI changed
+	for rest := 0; ; {
+		open := strings.IndexByte(v[rest:], '<')
 		if open < 0 {
 			break
 		}
+		open += rest
 		end := strings.IndexByte(v[open:], '>')
 		if end < 0 {
 			break
 		}
 		end += open
-		b.WriteString(v[:open+1])
-		b.WriteString(rebaseURL(v[open+1:end], from, to))
-		v = v[end:]
+		rest = end
+		u := v[open+1 : end]
+		n := originLen(u, from)
+		if n < 0 {
+			continue
+		}
+		if done == 0 {
+			b.Grow(len(v) + strings.Count(v, "<")*max(0, len(to)-n))
+		}
+		b.WriteString(v[done : open+1])
+		b.WriteString(to)
+		b.WriteString(u[n:])
+		done = end
 	}
-	b.WriteString(v)
+	if done == 0 {
+		return v
+	}
+	b.WriteString(v[done:])
 	return b.String()
 }
 
@@ -101,24 +125,48 @@ func rebaseHeader(h http.Header, from []string, to string) http.Header {
 	if len(from) == 0 || to == "" {
 		return h
 	}
-	var out http.Header
-	for _, name := range [...]string{"Link", "Location"} {
-		for i, v := range h[name] {
-			nv := rebaseLinks(v, from, to)
-			if name == "Location" {
-				nv = rebaseURL(v, from, to)
+	for _, name := range rebasedHeaders {
+		for _, v := range h[name] {
+			if rebaseValue(name, v, from, to) != v {
+				out := h.Clone()
+				rebaseInto(out, from, to)
+				return out
 			}
+		}
+	}
+	return h
+}
+
+var rebasedHeaders = [...]string{"Link", "Location"}
+
+func rebaseValue(name, v string, from []string, to string) string {
+	if name == "Location" {
+		return rebaseURL(v, from, to)
+	}
+	return rebaseLinks(v, from, to)
+}
+
+// rebaseInto rebases the Link and Location URLs of h in place. h's map is
+// the caller's, but its value slices may be another header's (the answer
+// the client gets shares them with the upstream's, which the checks and the
+// cassette keep): a slice that changes is replaced, never written to.
+func rebaseInto(h http.Header, from []string, to string) {
+	if len(from) == 0 || to == "" {
+		return
+	}
+	for _, name := range rebasedHeaders {
+		vs := h[name]
+		var out []string
+		for i, v := range vs {
+			nv := rebaseValue(name, v, from, to)
 			if nv == v {
 				continue
 			}
 			if out == nil {
-				out = h.Clone()
+				out = append([]string(nil), vs...)
+				h[name] = out
 			}
-			out[name][i] = nv
+			out[i] = nv
 		}
 	}
-	if out == nil {
-		return h
-	}
-	return out
 }

@@ -41,4 +41,22 @@ func TestRebaseHeader(t *testing.T) {
 	if got := originForms("http", "127.0.0.1:8080"); !reflect.DeepEqual(got, []string{"http://127.0.0.1:8080"}) {
 		t.Errorf("a non-default port: %v", got)
 	}
+	// One value mixing the upstream's links with another host's, and with
+	// text around and between them: only the upstream's origins move.
+	mixed := `<https://objects.example.com/a>; rel="x", <https://platform.example.com/api/v4/users?page=2>; rel="next",` +
+		`<https://platform.example.com:443>;rel="root", <broken`
+	want := `<https://objects.example.com/a>; rel="x", <` + to + `/api/v4/users?page=2>; rel="next",` +
+		`<` + to + `>;rel="root", <broken`
+	h := http.Header{"Link": {mixed, `<https://objects.example.com/b>`}}
+	got := rebaseHeader(h, from, to)
+	if !reflect.DeepEqual(got["Link"], []string{want, `<https://objects.example.com/b>`}) || h["Link"][0] != mixed {
+		t.Errorf("mixed: %q (upstream's now %q)", got["Link"], h["Link"])
+	}
+	// The client's copy (answer) shares the upstream's slices: rebaseInto
+	// replaces the slice it changes.
+	client := http.Header{"Link": h["Link"], "X-Total": {"3"}}
+	rebaseInto(client, from, to)
+	if client["Link"][0] != want || h["Link"][0] != mixed {
+		t.Errorf("rebaseInto wrote through a shared slice: %q, %q", client["Link"], h["Link"])
+	}
 }

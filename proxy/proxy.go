@@ -252,6 +252,10 @@ func New(opts Options) (*Proxy, error) {
 	// goproxy's default transport keeps two idle connections per host, which
 	// costs about a fifth of the throughput with 8 clients; compression is
 	// left to the client and the upstream, so bodies pass as they were sent.
+	// The read buffer holds a page of answer whole (net/http's 4 KB split a
+	// 6 KB page of users into two reads and two pieces written to the
+	// client, each a system call): 32 KB, the size of answer's copy buffer,
+	// which reads past it directly.
 	p.tr = &http.Transport{
 		Proxy:                 nil, // never chain to HTTP_PROXY: the proxy may be that very address
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -261,14 +265,16 @@ func New(opts Options) (*Proxy, error) {
 		ResponseHeaderTimeout: opts.Timeout,
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     false,
+		ReadBufferSize:        32 << 10,
 	}
 	gp := goproxy.NewProxyHttpServer()
 	gp.Tr = p.tr
 	gp.KeepAcceptEncoding = true
 	gp.Logger = opts.Log
 	gp.NonproxyHandler = http.HandlerFunc(p.reverse)
+	trip := goproxy.RoundTripperFunc(p.goproxyTrip)
 	gp.OnRequest().DoFunc(func(r *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
-		ctx.RoundTripper = goproxy.RoundTripperFunc(p.roundTrip)
+		ctx.RoundTripper = trip
 		return r, nil
 	})
 	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
@@ -287,17 +293,30 @@ func New(opts Options) (*Proxy, error) {
 }
 
 // ServeHTTP serves one client request: the proxy's own readiness route,
-// then everything else through goproxy.
+// origin-form requests (reverse mode) itself, and the rest (absolute-form
+// requests of HTTP_PROXY clients, CONNECT) through goproxy.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == readinessPath && (r.URL.Host == "" || p.isSelf(r.URL.Host)) {
 		p.readiness(w, r)
+		return
+	}
+	if r.Method != http.MethodConnect && !r.URL.IsAbs() {
+		// What goproxy does with such a request is hand it to its
+		// NonproxyHandler, which is reverse.
+		p.reverse(w, r)
 		return
 	}
 	p.gp.ServeHTTP(w, r)
 }
 
 // reverse turns an origin-form request (a client whose base URL is the
-// proxy) into one for the upstream, then lets goproxy carry it.
+// proxy) into one for the upstream and carries it: as goproxy carries a
+// proxy request (the same hop-by-hop headers dropped, the same answer
+// written, streamed piece by piece), without what goproxy spends per
+// request on its own machinery (handleHttp run twice, a context, log
+// arguments built and discarded, a 32 KB copy buffer allocated per answer
+// by net/http's ReadFrom). A protocol switch (Upgrade) still goes through
+// goproxy, which hijacks the connection for it.
 func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	if p.upstream == nil && p.replay == nil {
 		http.Error(w, "v4cert proxy: no --upstream; use this proxy through HTTP_PROXY, or start it with --upstream", http.StatusBadGateway)
@@ -311,8 +330,9 @@ func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	if self == "" {
 		self = p.Addr()
 	}
+	base := ""
 	if p.upstream == nil || !strings.EqualFold(self, p.upstream.Host) {
-		r = withClientBase(r, "http://"+self)
+		base = "http://" + self
 	}
 	if p.upstream != nil {
 		r.URL.Scheme, r.URL.Host = p.upstream.Scheme, p.upstream.Host
@@ -322,8 +342,88 @@ func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	} else {
 		r.URL.Scheme, r.URL.Host = "http", r.Host
 	}
-	p.gp.ServeHTTP(w, r)
+	if r.Header.Get("Upgrade") != "" {
+		if base != "" {
+			r = withClientBase(r, base)
+		}
+		p.gp.ServeHTTP(w, r)
+		return
+	}
+	removeProxyHeaders(r)
+	resp, from := p.trip(r, base)
+	p.answer(w, resp, from, base)
 }
+
+// removeProxyHeaders is goproxy's RemoveProxyHeaders for a proxy that keeps
+// Accept-Encoding: what concerns only the hop from the client to the proxy
+// does not go on to the upstream (nor into the checks and the cassette).
+func removeProxyHeaders(r *http.Request) {
+	r.RequestURI = ""
+	h := r.Header
+	for _, k := range [...]string{"Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Connection"} {
+		delete(h, k)
+	}
+}
+
+// answer writes the upstream's answer (or the proxy's own) to a
+// reverse-mode client as goproxy writes one: its header as it came, but
+// for the links rebased from the upstream's origins onto the proxy's
+// (links.go), trailers announced and passed on, and the body streamed: each
+// piece goes to the client as it arrives, flushed unless it is the last.
+// The header's value slices are shared, not copied: net/http copies the
+// header it writes, and rebaseInto replaces the slices it changes.
+func (p *Proxy) answer(w http.ResponseWriter, resp *http.Response, from []string, to string) {
+	body := resp.Body
+	defer body.Close()
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	rebaseInto(h, from, to)
+	announced := len(resp.Trailer)
+	if announced > 0 {
+		keys := make([]string, 0, announced)
+		for k := range resp.Trailer {
+			keys = append(keys, k)
+		}
+		h["Trailer"] = []string{strings.Join(keys, ", ")}
+	}
+	w.WriteHeader(resp.StatusCode)
+	flusher, _ := w.(http.Flusher)
+	buf := copyBufPool.Get().(*[]byte)
+	for {
+		n, err := body.Read(*buf)
+		if n > 0 {
+			if _, werr := w.Write((*buf)[:n]); werr != nil {
+				break // the client went away; Close still reads the rest for the record
+			}
+			if err == nil && flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	copyBufPool.Put(buf)
+	body.Close()
+	if len(resp.Trailer) > 0 {
+		// As goproxy does (after net/http/httputil.ReverseProxy): a flush
+		// forces chunking, so trailers go out even after a short body; those
+		// announced go under their names, late ones under TrailerPrefix.
+		if flusher != nil {
+			flusher.Flush()
+		}
+		for k, vs := range resp.Trailer {
+			if len(resp.Trailer) != announced {
+				k = http.TrailerPrefix + k
+			}
+			h[k] = vs
+		}
+	}
+}
+
+var copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // Start serves the proxy on addr (such as 127.0.0.1:0) and returns its base URL.
 func (p *Proxy) Start(addr string) (string, error) {
@@ -377,29 +477,43 @@ func putBuf(b *bytes.Buffer) {
 	}
 }
 
-// roundTrip is where checking and recording hook in: the response goes back
-// to goproxy unchanged (same body object, so Content-Length survives), with
+// goproxyTrip is trip for the requests goproxy carries (forward mode, and
+// protocol switches in reverse mode), links rebased onto the base reverse
+// put in the request's context.
+func (p *Proxy) goproxyTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
+	base := clientBase(req)
+	resp, from := p.trip(req, base)
+	if from != nil {
+		resp.Header = rebaseHeader(resp.Header, from, base)
+	}
+	return resp, nil
+}
+
+// trip is where checking and recording hook in: the upstream's response
+// comes back unchanged (same body object, so Content-Length survives), with
 // its body read through a tee that hands the complete exchange to the
 // workers once the client has it all. The client's answer never waits for
-// a verdict.
-func (p *Proxy) roundTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
+// a verdict. base is scheme://host of the proxy as a reverse-mode client
+// reached it ("" in forward mode); from, when not nil, are the origins whose
+// links the client's copy of the header must name base instead.
+func (p *Proxy) trip(req *http.Request, base string) (*http.Response, []string) {
 	start := time.Now()
 	pd := &pending{reqBuf: getBuf()}
 	p.inflight.Add(1)
 	pd.ex = Exchange{Method: req.Method, URL: exchangeURL(req), Path: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery, ReqHeader: req.Header}
 	if p.replay != nil {
-		return p.replayTrip(req, pd, start)
+		return p.replayTrip(req, pd, start, base)
 	}
 	if req.Body != nil && req.Body != http.NoBody {
 		pd.reqTee = &reqTee{rc: req.Body, buf: pd.reqBuf, max: p.opts.MaxBody}
 		req.Body = pd.reqTee
 	}
-	return p.forward(req, pd, start)
+	return p.forward(req, pd, start, base)
 }
 
 // forward carries a request to the upstream; its answer reaches the
 // client as it streams, and the exchange is finished when the body is.
-func (p *Proxy) forward(req *http.Request, pd *pending, start time.Time) (*http.Response, error) {
+func (p *Proxy) forward(req *http.Request, pd *pending, start time.Time, base string) (*http.Response, []string) {
 	// The upstream call outlives a client that hangs up mid-body, so the
 	// answer is still recorded whole; the stall timer below still bounds it.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(req.Context()))
@@ -416,16 +530,16 @@ func (p *Proxy) forward(req *http.Request, pd *pending, start time.Time) (*http.
 	}
 	timer.Reset(p.idle)
 	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
-	if base := clientBase(req); base != "" && p.upstream != nil {
+	resp.Body = &respTee{rc: resp.Body, p: p, pd: pd, buf: getBuf(), start: start, timer: timer, cancel: cancel}
+	if base != "" && p.upstream != nil {
 		// The checks and the cassette keep the upstream's header; the client
 		// gets links back to the proxy.
-		resp.Header = rebaseHeader(resp.Header, p.upstreamOrigins, base)
+		return resp, p.upstreamOrigins
 	}
-	resp.Body = &respTee{rc: resp.Body, p: p, pd: pd, buf: getBuf(), start: start, timer: timer, cancel: cancel}
 	return resp, nil
 }
 
-func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*http.Response, error) {
+func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time, base string) (*http.Response, []string) {
 	if req.Body != nil {
 		io.Copy(pd.reqBuf, req.Body)
 		req.Body.Close()
@@ -437,7 +551,7 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 		// and appended to the cassette as record mode does.
 		req.Body = io.NopCloser(bytes.NewReader(pd.ex.ReqBody))
 		req.ContentLength = int64(len(pd.ex.ReqBody))
-		return p.forward(req, pd, start)
+		return p.forward(req, pd, start, base)
 	}
 	if miss != nil {
 		p.misses.Add(1)
@@ -454,8 +568,10 @@ func (p *Proxy) replayTrip(req *http.Request, pd *pending, start time.Time) (*ht
 	// the recorded host itself keeps them as they are.
 	// With an upstream (RecordMissing) the request names the upstream by
 	// now, and the client's own base decides.
-	if self := clientBase(req); self != "" && (p.upstream != nil || !strings.EqualFold(req.Host, e.host)) {
-		resp.Header = rebaseHeader(resp.Header, e.origins, self)
+	// The checks see the answer as the client gets it, as they always have
+	// in replay.
+	if base != "" && (p.upstream != nil || !strings.EqualFold(req.Host, e.host)) {
+		resp.Header = rebaseHeader(resp.Header, e.origins, base)
 	}
 	pd.ex.Status, pd.ex.Header = resp.StatusCode, resp.Header
 	pd.respBuf = getBuf()
@@ -688,7 +804,12 @@ func (p *Proxy) entryOf(pd *pending) *entry {
 		p.dropped.Add(1)
 		return nil
 	}
-	return encodeEntry(interactionOf(&pd.ex), p.cas.format, &p.cas.seen)
+	// The entry's bodies borrow the exchange's buffers, so the entry takes
+	// them: it may wait for an earlier exchange before it is written.
+	e := encodeEntry(buildInteraction(&pd.ex, true), p.cas.format, &p.cas.seen)
+	e.held = [2]*bytes.Buffer{pd.reqBuf, pd.respBuf}
+	pd.reqBuf, pd.respBuf = nil, nil
+	return e
 }
 
 func (p *Proxy) check(pd *pending) {

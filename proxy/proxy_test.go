@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/v4cert/v4cert/proxy"
 )
@@ -122,5 +123,87 @@ func TestForwardMode(t *testing.T) {
 	s := p.Summary()
 	if s.Exchanges != 1 || s.Coverage["users.list"][200] != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestReverseStreams: reverse mode passes each piece of a body on as it
+// comes (with a length and chunked), so a client reads the first piece
+// while the upstream still holds the rest back; the exchange is checked
+// once the body is whole. (goproxy's own path, through net/http's
+// ReadFrom, holds back a first piece under 512 bytes.)
+func TestReverseStreams(t *testing.T) {
+	first, rest := `{"message":"first piece`, ` and the rest"}`
+	releases := map[string]chan struct{}{"length": make(chan struct{}), "chunked": make(chan struct{})}
+	up := newHandlerServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release := releases[r.URL.Query().Get("framing")]
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("framing") == "length" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(first+rest)))
+		}
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, rest)
+	}))
+	p, base := startProxy(t, proxy.Options{Mode: proxy.ModeValidate, Upstream: up})
+	for _, framing := range []string{"length", "chunked"} {
+		t.Run(framing, func(t *testing.T) {
+			release := releases[framing]
+			res, err := http.Get(base + "/api/v4/users/1?framing=" + framing)
+			if err != nil {
+				close(release)
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			got := make([]byte, len(first))
+			read := make(chan error, 1)
+			go func() { _, err := io.ReadFull(res.Body, got); read <- err }()
+			select {
+			case err := <-read:
+				close(release)
+				if err != nil || string(got) != first {
+					t.Fatalf("first piece: %q, %v", got, err)
+				}
+			case <-time.After(20 * time.Second):
+				close(release)
+				t.Fatal("the first piece never reached the client: the proxy held the body back")
+			}
+			tail, err := io.ReadAll(res.Body)
+			if err != nil || string(tail) != rest {
+				t.Fatalf("rest: %q, %v", tail, err)
+			}
+			if chunked := len(res.TransferEncoding) > 0; chunked != (framing == "chunked") {
+				t.Errorf("framing %s became chunked=%v", framing, chunked)
+			}
+		})
+	}
+	p.Flush()
+	if s := p.Summary(); s.Exchanges != 2 {
+		t.Errorf("exchanges: %+v", s)
+	}
+}
+
+// TestReverseTrailers: trailers the upstream announces, and those it adds
+// late (http.TrailerPrefix), reach a reverse-mode client as goproxy passes
+// them on.
+func TestReverseTrailers(t *testing.T) {
+	up := newHandlerServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Trailer", "X-Checksum")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"version":"17.0.0","revision":"abc"}`)
+		w.Header().Set("X-Checksum", "sum-1")
+		w.Header().Set(http.TrailerPrefix+"X-Late", "late-1")
+	}))
+	_, base := startProxy(t, proxy.Options{Mode: proxy.ModeValidate, Upstream: up})
+	for _, target := range []string{up, base} {
+		res, body := get(t, http.DefaultClient, target+"/api/v4/version")
+		if res.StatusCode != 200 || !strings.Contains(body, "17.0.0") {
+			t.Fatalf("%s: %d %s", target, res.StatusCode, body)
+		}
+		if res.Trailer.Get("X-Checksum") != "sum-1" || res.Trailer.Get("X-Late") != "late-1" {
+			t.Errorf("%s: trailers %v", target, res.Trailer)
+		}
 	}
 }

@@ -133,17 +133,19 @@ func queryMayHoldSecret(raw string) bool {
 	return false
 }
 
-// redactHeader returns a copy of h with credentials hidden; found collects
-// the hidden values.
+// redactHeader returns h with credentials hidden, as a map of its own: a
+// value slice with nothing to hide is shared with h, one that changes is a
+// new slice, so h is never written to; found collects the hidden values.
 func redactHeader(h http.Header, found *[]string) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		ck, secret := headerKind(k)
-		cp := make([]string, len(vs))
+		var cp []string
 		for i, v := range vs {
+			var r string
 			switch {
 			case secret:
-				cp[i] = Redacted
+				r = Redacted
 				if found != nil && v != "" {
 					*found = append(*found, v)
 					// "Bearer <token>": the token alone may appear elsewhere.
@@ -152,14 +154,46 @@ func redactHeader(h http.Header, found *[]string) http.Header {
 					}
 				}
 			case urlHeaders[ck]:
-				cp[i] = redactLinks(v)
+				r = redactLinks(v)
 			default:
-				cp[i] = redactCredentialsIn(v)
+				r = redactCredentialsIn(v)
 			}
+			if r != v && cp == nil {
+				cp = append(make([]string, 0, len(vs)), vs...)
+			}
+			if cp != nil {
+				cp[i] = r
+			}
+		}
+		if cp == nil {
+			cp = vs
 		}
 		out[k] = cp
 	}
 	return out
+}
+
+// replaceInHeader hides every occurrence of the known secrets in h's
+// values, replacing (never writing to) the slices that change: they may be
+// shared with the exchange's own header (redactHeader).
+func replaceInHeader(h http.Header, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	for k, vs := range h {
+		var out []string
+		for i, v := range vs {
+			nv := replaceAllString(v, secrets)
+			if nv == v {
+				continue
+			}
+			if out == nil {
+				out = append([]string(nil), vs...)
+				h[k] = out
+			}
+			out[i] = nv
+		}
+	}
 }
 
 // headerKinds caches, by header name as it came, the canonical name and
@@ -191,27 +225,43 @@ func headerKind(name string) (string, bool) {
 }
 
 // redactLinks applies RedactURL to every <uri> of a Link header (or to the
-// whole value of Location).
+// whole value of Location). A value with nothing to hide (every page's
+// links) comes back as it was, without being built again.
 func redactLinks(v string) string {
 	if !strings.Contains(v, "<") {
 		return RedactURL(v)
 	}
 	var b strings.Builder
-	for {
-		i := strings.IndexByte(v, '<')
+	done := 0 // v[:done] is in b, once something changed
+	for rest := 0; ; {
+		i := strings.IndexByte(v[rest:], '<')
 		if i < 0 {
-			b.WriteString(v)
-			return b.String()
+			break
 		}
+		i += rest
 		j := strings.IndexByte(v[i:], '>')
 		if j < 0 {
-			b.WriteString(v)
-			return b.String()
+			break
 		}
-		b.WriteString(v[:i+1])
-		b.WriteString(RedactURL(v[i+1 : i+j]))
-		v = v[i+j:]
+		j += i
+		rest = j
+		u := v[i+1 : j]
+		r := RedactURL(u)
+		if r == u {
+			continue
+		}
+		if done == 0 {
+			b.Grow(len(v) + 16)
+		}
+		b.WriteString(v[done : i+1])
+		b.WriteString(r)
+		done = j
 	}
+	if done == 0 {
+		return v
+	}
+	b.WriteString(v[done:])
+	return b.String()
 }
 
 // redactBody hides secrets in a request or response body by its content
