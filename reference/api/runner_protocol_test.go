@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -10,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The runner's wire types, field for field as gitlab-org/gitlab-runner
@@ -413,33 +416,195 @@ func (a *apiClient) mustList(path string) []map[string]any {
 
 // TestRunnerBinary runs a real gitlab-runner (run-single, shell executor)
 // against the reference when one is on PATH.
-func TestRunnerBinary(t *testing.T) {
+// runnerBinary is the gitlab-runner TestRunnerBinary runs: V4CERT_GITLAB_RUNNER
+// when set (make clients-runner sets it to the pinned build in bin/tools), which
+// must then exist, else a gitlab-runner on PATH; with neither the test skips.
+func runnerBinary(t *testing.T) string {
+	if p := os.Getenv("V4CERT_GITLAB_RUNNER"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("V4CERT_GITLAB_RUNNER: %v", err)
+		}
+		return p
+	}
 	bin, err := exec.LookPath("gitlab-runner")
 	if err != nil {
-		t.Skip("no gitlab-runner on PATH: the protocol is driven at the wire by TestRunnerProtocol instead")
+		t.Skip("no gitlab-runner on PATH and no V4CERT_GITLAB_RUNNER (make runner-tool builds one): the protocol is driven at the wire by TestRunnerProtocol instead")
 	}
-	a := newAPI(t)
-	p := a.must(201, "POST", "/projects", map[string]any{"name": "bin", "initialize_with_readme": true})
+	return bin
+}
+
+// runnerProject makes a project with a README and the given CI file, a
+// project runner for it and a pipeline on main; it answers the project's id
+// and the runner's token.
+func (a *apiClient) runnerProject(name, ciFile string) (int, string) {
+	a.t.Helper()
+	p := a.must(201, "POST", "/projects", map[string]any{"name": name, "initialize_with_readme": true})
 	pid := int(p["id"].(float64))
 	a.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/.gitlab-ci.yml", pid),
-		map[string]any{"branch": "main", "content": "hello:\n  script:\n    - echo hello from the runner\n    - test -f README.md\n", "commit_message": "CI"})
+		map[string]any{"branch": "main", "content": ciFile, "commit_message": "CI"})
 	rn := a.must(201, "POST", "/user/runners", map[string]any{"runner_type": "project_type", "project_id": pid})
 	a.must(201, "POST", fmt.Sprintf("/projects/%d/pipeline", pid), map[string]any{"ref": "main"})
+	return pid, rn["token"].(string)
+}
+
+// startRunner starts `gitlab-runner run-single --executor shell` for a runner
+// token, to take up to maxBuilds jobs. It is bounded twice: the runner exits
+// by itself 30 s after its last job (--wait-timeout), and is killed at the
+// deadline, which fails the test with its output.
+func startRunner(t *testing.T, a *apiClient, bin, token string, maxBuilds int, deadline time.Duration) func() string {
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "run-single", "--url", a.srv.URL, "--token", rn["token"].(string), "--executor", "shell",
-		"--builds-dir", filepath.Join(dir, "builds"), "--cache-dir", filepath.Join(dir, "cache"), "--max-builds", "1",
-		"--wait-timeout", "60")
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	cmd := exec.CommandContext(ctx, bin, "run-single", "--url", a.srv.URL, "--token", token, "--executor", "shell",
+		"--builds-dir", filepath.Join(dir, "builds"), "--cache-dir", filepath.Join(dir, "cache"),
+		"--max-builds", strconv.Itoa(maxBuilds), "--wait-timeout", "30")
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gitlab-runner run-single: %v\n%s", err, out)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
 	}
-	jobs := a.mustList(fmt.Sprintf("/projects/%d/jobs", pid))
-	if len(jobs) != 1 || jobs[0]["status"] != "success" {
-		t.Fatalf("jobs after the runner: %v\n%s", jobs, out)
+	return func() string {
+		t.Helper()
+		defer cancel()
+		err := cmd.Wait()
+		if ctx.Err() != nil {
+			t.Fatalf("gitlab-runner run-single still running after %v:\n%s", deadline, out.String())
+		}
+		if err != nil {
+			t.Fatalf("gitlab-runner run-single: %v\n%s", err, out.String())
+		}
+		return out.String()
 	}
-	_, log := a.doRaw("GET", fmt.Sprintf("/projects/%d/jobs/%v/trace", pid, jobs[0]["id"]), "", "")
-	if !strings.Contains(string(log), "hello from the runner") {
-		t.Errorf("trace %q", log)
+}
+
+// jobsByName reads a project's jobs through the spec's endpoint, by name,
+// each with its log.
+func (a *apiClient) jobsByName(pid int) (map[string]map[string]any, map[string]string) {
+	a.t.Helper()
+	jobs, logs := map[string]map[string]any{}, map[string]string{}
+	for _, j := range a.mustList(fmt.Sprintf("/projects/%d/jobs", pid)) {
+		name := j["name"].(string)
+		jobs[name] = j
+		_, log := a.doRaw("GET", fmt.Sprintf("/projects/%d/jobs/%v/trace", pid, j["id"]), "", "")
+		logs[name] = string(log)
 	}
+	return jobs, logs
+}
+
+// TestRunnerBinary is what a user does with the reference in CI: a real
+// gitlab-runner (run-single, shell executor) takes the jobs of a pipeline,
+// fetches the commit over the reference's git HTTP, runs the scripts and
+// reports; the spec's job endpoints then show what it did. Each run is bounded
+// (startRunner); the outputs checked are the scripts' expanded output, never
+// the command lines the runner echoes.
+func TestRunnerBinary(t *testing.T) {
+	bin := runnerBinary(t)
+	a := newAPI(t)
+
+	t.Run("stages, variables, before_script and after_script", func(t *testing.T) {
+		pid, token := a.runnerProject("bin", `stages: [build, test]
+variables:
+  FILE_VAR: from-the-ci-file
+build:
+  stage: build
+  variables:
+    JOB_VAR: from-the-job
+  before_script:
+    - echo "before:$FILE_VAR"
+  script:
+    - echo "script:$FILE_VAR:$JOB_VAR:$CI_JOB_STAGE"
+    - test -f README.md
+  after_script:
+    - echo "after:$CI_JOB_NAME"
+test:
+  stage: test
+  script:
+    - echo "second:$CI_JOB_STAGE:$FILE_VAR"
+`)
+		out := startRunner(t, a, bin, token, 2, 3*time.Minute)()
+		jobs, logs := a.jobsByName(pid)
+		for _, name := range []string{"build", "test"} {
+			if jobs[name]["status"] != "success" {
+				t.Fatalf("job %s: %v\nlog:\n%s\nrunner:\n%s", name, jobs[name], logs[name], out)
+			}
+		}
+		for name, want := range map[string][]string{
+			"build": {"before:from-the-ci-file", "script:from-the-ci-file:from-the-job:build", "after:build"},
+			"test":  {"second:test:from-the-ci-file"},
+		} {
+			for _, w := range want {
+				if !strings.Contains(logs[name], w) {
+					t.Errorf("log of %s lacks %q:\n%s", name, w, logs[name])
+				}
+			}
+		}
+		// The second stage ran after the first had ended: the runner took it
+		// only once the reference made it pending.
+		if jobs["test"]["started_at"].(string) < jobs["build"]["finished_at"].(string) {
+			t.Errorf("test started %v before build finished %v", jobs["test"]["started_at"], jobs["build"]["finished_at"])
+		}
+		pl := a.mustList(fmt.Sprintf("/projects/%d/pipelines", pid))
+		if len(pl) != 1 || pl[0]["status"] != "success" {
+			t.Errorf("pipelines %v", pl)
+		}
+	})
+
+	t.Run("a failing script", func(t *testing.T) {
+		pid, token := a.runnerProject("bin-fails", `fails:
+  script:
+    - echo "about:to:fail"
+    - exit 1
+  after_script:
+    - echo "after:$CI_JOB_STATUS"
+`)
+		out := startRunner(t, a, bin, token, 1, 3*time.Minute)()
+		jobs, logs := a.jobsByName(pid)
+		j := jobs["fails"]
+		if j["status"] != "failed" || j["failure_reason"] != "script_failure" {
+			t.Fatalf("job %v\nlog:\n%s\nrunner:\n%s", j, logs["fails"], out)
+		}
+		for _, w := range []string{"about:to:fail", "after:failed"} {
+			if !strings.Contains(logs["fails"], w) {
+				t.Errorf("log lacks %q:\n%s", w, logs["fails"])
+			}
+		}
+		pl := a.mustList(fmt.Sprintf("/projects/%d/pipelines", pid))
+		if len(pl) != 1 || pl[0]["status"] != "failed" {
+			t.Errorf("pipelines %v", pl)
+		}
+	})
+
+	// A job canceled while it runs: the runner learns of it at its next PATCH
+	// of the log, which the reference (as the platform, for a log nobody
+	// watches) asks for every 60 s, so this takes a minute; -short leaves it out.
+	t.Run("canceled while running", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short: the runner polls a log nobody watches every 60 s")
+		}
+		pid, token := a.runnerProject("bin-cancel", `waits:
+  script:
+    - echo "waiting:for:cancel"
+    - sleep 300
+`)
+		wait := startRunner(t, a, bin, token, 1, 3*time.Minute)
+		var j map[string]any
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+			jobs, _ := a.jobsByName(pid)
+			if j = jobs["waits"]; j["status"] == "running" {
+				break
+			}
+		}
+		if j["status"] != "running" {
+			wait()
+			t.Fatalf("the runner did not take the job: %v", j)
+		}
+		a.must(201, "POST", fmt.Sprintf("/projects/%d/jobs/%v/cancel", pid, j["id"]), nil)
+		out := wait()
+		jobs, logs := a.jobsByName(pid)
+		if jobs["waits"]["status"] != "canceled" {
+			t.Fatalf("job %v\nlog:\n%s\nrunner:\n%s", jobs["waits"], logs["waits"], out)
+		}
+	})
 }
