@@ -504,9 +504,9 @@ func (a *apiClient) jobsByName(pid int) (map[string]map[string]any, map[string]s
 // the command lines the runner echoes.
 func TestRunnerBinary(t *testing.T) {
 	bin := runnerBinary(t)
-	a := newAPI(t)
 
 	t.Run("stages, variables, before_script and after_script", func(t *testing.T) {
+		a := newAPI(t)
 		pid, token := a.runnerProject("bin", `stages: [build, test]
 variables:
   FILE_VAR: from-the-ci-file
@@ -550,6 +550,7 @@ test:
 	})
 
 	t.Run("a failing script", func(t *testing.T) {
+		a := newAPI(t)
 		pid, token := a.runnerProject("bin-fails", `stages: [build, test]
 fails:
   stage: build
@@ -596,6 +597,7 @@ never:
 		if testing.Short() {
 			t.Skip("-short: the runner polls a log nobody watches every 60 s")
 		}
+		a := newAPI(t)
 		pid, token := a.runnerProject("bin-cancel", `waits:
   script:
     - echo "waiting:for:cancel"
