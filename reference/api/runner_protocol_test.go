@@ -454,7 +454,7 @@ func (a *apiClient) runnerProject(name, ciFile string) (int, string) {
 // failed or was canceled and still exits 0 once it has taken maxBuilds
 // (gitlab-org/gitlab-runner commands/single.go @fc1f1862, the pin in
 // tools/runner/go.mod: Execute's loop, checkFinishedConditions).
-func startRunner(t *testing.T, a *apiClient, bin, token string, maxBuilds int, deadline time.Duration) func() string {
+func startRunner(t *testing.T, a *apiClient, bin, token string, maxBuilds int, deadline time.Duration) *runnerRun {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	cmd := exec.CommandContext(ctx, bin, "run-single", "--url", a.srv.URL, "--token", token, "--executor", "shell",
@@ -462,24 +462,42 @@ func startRunner(t *testing.T, a *apiClient, bin, token string, maxBuilds int, d
 		"--max-builds", strconv.Itoa(maxBuilds), "--wait-timeout", "30")
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	r := &runnerRun{t: t, ctx: ctx, deadline: deadline, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &r.out, &r.out
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	return func() string {
-		t.Helper()
+	go func() {
 		defer cancel()
-		err := cmd.Wait()
-		if ctx.Err() != nil {
-			t.Fatalf("gitlab-runner run-single still running after %v:\n%s", deadline, out.String())
-		}
-		if err != nil {
-			t.Fatalf("gitlab-runner run-single: %v\n%s", err, out.String())
-		}
-		return out.String()
+		defer close(r.done)
+		r.err = cmd.Wait()
+	}()
+	return r
+}
+
+// runnerRun is a gitlab-runner process startRunner started.
+type runnerRun struct {
+	t        *testing.T
+	ctx      context.Context
+	deadline time.Duration
+	done     chan struct{} // closed when the process has ended
+	out      bytes.Buffer  // written by the process until done
+	err      error
+}
+
+// wait waits for the runner to end and answers its output; a runner killed at
+// the deadline or failing fails the test.
+func (r *runnerRun) wait() string {
+	r.t.Helper()
+	<-r.done
+	if r.ctx.Err() == context.DeadlineExceeded {
+		r.t.Fatalf("gitlab-runner run-single still running after %v:\n%s", r.deadline, r.out.String())
 	}
+	if r.err != nil {
+		r.t.Fatalf("gitlab-runner run-single: %v\n%s", r.err, r.out.String())
+	}
+	return r.out.String()
 }
 
 // jobsByName reads a project's jobs through the spec's endpoint, by name,
@@ -526,7 +544,7 @@ test:
   script:
     - echo "second:$CI_JOB_STAGE:$FILE_VAR"
 `)
-		out := startRunner(t, a, bin, token, 2, 3*time.Minute)()
+		out := startRunner(t, a, bin, token, 2, 3*time.Minute).wait()
 		jobs, logs := a.jobsByName(pid)
 		for _, name := range []string{"build", "test"} {
 			if jobs[name]["status"] != "success" {
@@ -564,7 +582,7 @@ never:
   script:
     - echo "the second stage ran"
 `)
-		out := startRunner(t, a, bin, token, 1, 3*time.Minute)()
+		out := startRunner(t, a, bin, token, 1, 3*time.Minute).wait()
 		jobs, logs := a.jobsByName(pid)
 		j := jobs["fails"]
 		if j["status"] != "failed" || j["failure_reason"] != "script_failure" {
@@ -603,20 +621,28 @@ never:
     - echo "waiting:for:cancel"
     - sleep 300
 `)
-		wait := startRunner(t, a, bin, token, 1, 3*time.Minute)
+		run := startRunner(t, a, bin, token, 1, 3*time.Minute)
+		// The job is running once the runner has taken it; a runner that
+		// ends first, or a minute without, fails here.
 		var j map[string]any
 		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 			jobs, _ := a.jobsByName(pid)
 			if j = jobs["waits"]; j["status"] == "running" {
 				break
 			}
+			select {
+			case <-run.done:
+				run.wait()
+				t.Fatalf("the runner ended without taking the job: %v\n%s", j, run.out.String())
+			default:
+			}
 		}
 		if j["status"] != "running" {
-			wait()
+			run.wait()
 			t.Fatalf("the runner did not take the job: %v", j)
 		}
 		a.must(201, "POST", fmt.Sprintf("/projects/%d/jobs/%v/cancel", pid, j["id"]), nil)
-		out := wait()
+		out := run.wait()
 		jobs, logs := a.jobsByName(pid)
 		if jobs["waits"]["status"] != "canceled" {
 			t.Fatalf("job %v\nlog:\n%s\nrunner:\n%s", jobs["waits"], logs["waits"], out)
