@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -10,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The runner's wire types, field for field as gitlab-org/gitlab-runner
@@ -413,33 +416,236 @@ func (a *apiClient) mustList(path string) []map[string]any {
 
 // TestRunnerBinary runs a real gitlab-runner (run-single, shell executor)
 // against the reference when one is on PATH.
-func TestRunnerBinary(t *testing.T) {
+// runnerBinary is the gitlab-runner TestRunnerBinary runs: V4CERT_GITLAB_RUNNER
+// when set (make clients-runner sets it to the pinned build in bin/tools), which
+// must then exist, else a gitlab-runner on PATH; with neither the test skips.
+func runnerBinary(t *testing.T) string {
+	if p := os.Getenv("V4CERT_GITLAB_RUNNER"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("V4CERT_GITLAB_RUNNER: %v", err)
+		}
+		return p
+	}
 	bin, err := exec.LookPath("gitlab-runner")
 	if err != nil {
-		t.Skip("no gitlab-runner on PATH: the protocol is driven at the wire by TestRunnerProtocol instead")
+		t.Skip("no gitlab-runner on PATH and no V4CERT_GITLAB_RUNNER (make runner-tool builds one): the protocol is driven at the wire by TestRunnerProtocol instead")
 	}
-	a := newAPI(t)
-	p := a.must(201, "POST", "/projects", map[string]any{"name": "bin", "initialize_with_readme": true})
+	return bin
+}
+
+// runnerProject makes a project with a README and the given CI file, a
+// project runner for it and a pipeline on main; it answers the project's id
+// and the runner's token.
+func (a *apiClient) runnerProject(name, ciFile string) (int, string) {
+	a.t.Helper()
+	p := a.must(201, "POST", "/projects", map[string]any{"name": name, "initialize_with_readme": true})
 	pid := int(p["id"].(float64))
 	a.must(201, "POST", fmt.Sprintf("/projects/%d/repository/files/.gitlab-ci.yml", pid),
-		map[string]any{"branch": "main", "content": "hello:\n  script:\n    - echo hello from the runner\n    - test -f README.md\n", "commit_message": "CI"})
+		map[string]any{"branch": "main", "content": ciFile, "commit_message": "CI"})
 	rn := a.must(201, "POST", "/user/runners", map[string]any{"runner_type": "project_type", "project_id": pid})
 	a.must(201, "POST", fmt.Sprintf("/projects/%d/pipeline", pid), map[string]any{"ref": "main"})
+	return pid, rn["token"].(string)
+}
+
+// startRunner starts `gitlab-runner run-single --executor shell` for a runner
+// token, to take up to maxBuilds jobs. It is bounded twice: the runner exits
+// by itself 30 s after its last job (--wait-timeout), and is killed at the
+// deadline, which fails the test with its output. run-single logs a job that
+// failed or was canceled and still exits 0 once it has taken maxBuilds
+// (gitlab-org/gitlab-runner commands/single.go @fc1f1862, the pin in
+// tools/runner/go.mod: Execute's loop, checkFinishedConditions).
+func startRunner(t *testing.T, a *apiClient, bin, token string, maxBuilds int, deadline time.Duration) *runnerRun {
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "run-single", "--url", a.srv.URL, "--token", rn["token"].(string), "--executor", "shell",
-		"--builds-dir", filepath.Join(dir, "builds"), "--cache-dir", filepath.Join(dir, "cache"), "--max-builds", "1",
-		"--wait-timeout", "60")
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	cmd := exec.CommandContext(ctx, bin, "run-single", "--url", a.srv.URL, "--token", token, "--executor", "shell",
+		"--builds-dir", filepath.Join(dir, "builds"), "--cache-dir", filepath.Join(dir, "cache"),
+		"--max-builds", strconv.Itoa(maxBuilds), "--wait-timeout", "30")
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gitlab-runner run-single: %v\n%s", err, out)
+	cmd.WaitDelay = 5 * time.Second
+	r := &runnerRun{t: t, ctx: ctx, deadline: deadline, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &r.out, &r.out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
 	}
-	jobs := a.mustList(fmt.Sprintf("/projects/%d/jobs", pid))
-	if len(jobs) != 1 || jobs[0]["status"] != "success" {
-		t.Fatalf("jobs after the runner: %v\n%s", jobs, out)
+	go func() {
+		defer cancel()
+		defer close(r.done)
+		r.err = cmd.Wait()
+	}()
+	return r
+}
+
+// runnerRun is a gitlab-runner process startRunner started.
+type runnerRun struct {
+	t        *testing.T
+	ctx      context.Context
+	deadline time.Duration
+	done     chan struct{} // closed when the process has ended
+	out      bytes.Buffer  // written by the process until done
+	err      error
+}
+
+// wait waits for the runner to end and answers its output; a runner killed at
+// the deadline or failing fails the test.
+func (r *runnerRun) wait() string {
+	r.t.Helper()
+	<-r.done
+	if r.ctx.Err() == context.DeadlineExceeded {
+		r.t.Fatalf("gitlab-runner run-single still running after %v:\n%s", r.deadline, r.out.String())
 	}
-	_, log := a.doRaw("GET", fmt.Sprintf("/projects/%d/jobs/%v/trace", pid, jobs[0]["id"]), "", "")
-	if !strings.Contains(string(log), "hello from the runner") {
-		t.Errorf("trace %q", log)
+	if r.err != nil {
+		r.t.Fatalf("gitlab-runner run-single: %v\n%s", r.err, r.out.String())
 	}
+	return r.out.String()
+}
+
+// jobsByName reads a project's jobs through the spec's endpoint, by name,
+// each with its log.
+func (a *apiClient) jobsByName(pid int) (map[string]map[string]any, map[string]string) {
+	a.t.Helper()
+	jobs, logs := map[string]map[string]any{}, map[string]string{}
+	for _, j := range a.mustList(fmt.Sprintf("/projects/%d/jobs", pid)) {
+		name := j["name"].(string)
+		jobs[name] = j
+		_, log := a.doRaw("GET", fmt.Sprintf("/projects/%d/jobs/%v/trace", pid, j["id"]), "", "")
+		logs[name] = string(log)
+	}
+	return jobs, logs
+}
+
+// TestRunnerBinary is what a user does with the reference in CI: a real
+// gitlab-runner (run-single, shell executor) takes the jobs of a pipeline,
+// fetches the commit over the reference's git HTTP, runs the scripts and
+// reports; the spec's job endpoints then show what it did. Each run is bounded
+// (startRunner); the outputs checked are the scripts' expanded output, never
+// the command lines the runner echoes.
+func TestRunnerBinary(t *testing.T) {
+	bin := runnerBinary(t)
+
+	t.Run("stages, variables, before_script and after_script", func(t *testing.T) {
+		a := newAPI(t)
+		pid, token := a.runnerProject("bin", `stages: [build, test]
+variables:
+  FILE_VAR: from-the-ci-file
+build:
+  stage: build
+  variables:
+    JOB_VAR: from-the-job
+  before_script:
+    - echo "before:$FILE_VAR"
+  script:
+    - echo "script:$FILE_VAR:$JOB_VAR:$CI_JOB_STAGE"
+    - test -f README.md
+  after_script:
+    - echo "after:$CI_JOB_NAME"
+test:
+  stage: test
+  script:
+    - echo "second:$CI_JOB_STAGE:$FILE_VAR"
+`)
+		out := startRunner(t, a, bin, token, 2, 3*time.Minute).wait()
+		jobs, logs := a.jobsByName(pid)
+		for _, name := range []string{"build", "test"} {
+			if jobs[name]["status"] != "success" {
+				t.Fatalf("job %s: %v\nlog:\n%s\nrunner:\n%s", name, jobs[name], logs[name], out)
+			}
+		}
+		for name, want := range map[string][]string{
+			"build": {"before:from-the-ci-file", "script:from-the-ci-file:from-the-job:build", "after:build"},
+			"test":  {"second:test:from-the-ci-file"},
+		} {
+			for _, w := range want {
+				if !strings.Contains(logs[name], w) {
+					t.Errorf("log of %s lacks %q:\n%s", name, w, logs[name])
+				}
+			}
+		}
+		pl := a.mustList(fmt.Sprintf("/projects/%d/pipelines", pid))
+		if len(pl) != 1 || pl[0]["status"] != "success" {
+			t.Errorf("pipelines %v", pl)
+		}
+	})
+
+	t.Run("a failing script", func(t *testing.T) {
+		a := newAPI(t)
+		pid, token := a.runnerProject("bin-fails", `stages: [build, test]
+fails:
+  stage: build
+  script:
+    - echo "about:to:fail"
+    - exit 1
+  after_script:
+    - echo "after:$CI_JOB_STATUS"
+never:
+  stage: test
+  script:
+    - echo "the second stage ran"
+`)
+		out := startRunner(t, a, bin, token, 1, 3*time.Minute).wait()
+		jobs, logs := a.jobsByName(pid)
+		j := jobs["fails"]
+		if j["status"] != "failed" || j["failure_reason"] != "script_failure" {
+			t.Fatalf("job %v\nlog:\n%s\nrunner:\n%s", j, logs["fails"], out)
+		}
+		for _, w := range []string{"about:to:fail", "after:failed"} {
+			if !strings.Contains(logs["fails"], w) {
+				t.Errorf("log lacks %q:\n%s", w, logs["fails"])
+			}
+		}
+		// The second stage waits on the first: a failed first stage skips it.
+		if jobs["never"]["status"] != "skipped" {
+			t.Errorf("the second stage after a failure: %v", jobs["never"])
+		}
+		pl := a.mustList(fmt.Sprintf("/projects/%d/pipelines", pid))
+		if len(pl) != 1 || pl[0]["status"] != "failed" {
+			t.Errorf("pipelines %v", pl)
+		}
+	})
+
+	// A job canceled while it runs: the runner learns of it at its next PATCH
+	// of the log or PUT, answered 403 with Job-Status: canceled, which it
+	// reads as the job having failed remotely and aborts (network/gitlab.go
+	// createPatchTraceResult and network/remote_job_state_response.go IsFailed
+	// @fc1f1862). It sends them every X-GitLab-Trace-Update-Interval seconds
+	// (network/trace.go setUpdateInterval @fc1f1862), which the reference, as
+	// the platform for a log nobody watches, sets to 60: this takes about a
+	// minute, and -short leaves it out.
+	t.Run("canceled while running", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short: the runner polls a log nobody watches every 60 s")
+		}
+		a := newAPI(t)
+		pid, token := a.runnerProject("bin-cancel", `waits:
+  script:
+    - echo "waiting:for:cancel"
+    - sleep 300
+`)
+		run := startRunner(t, a, bin, token, 1, 3*time.Minute)
+		// The job is running once the runner has taken it; a runner that
+		// ends first, or a minute without, fails here.
+		var j map[string]any
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+			jobs, _ := a.jobsByName(pid)
+			if j = jobs["waits"]; j["status"] == "running" {
+				break
+			}
+			select {
+			case <-run.done:
+				run.wait()
+				t.Fatalf("the runner ended without taking the job: %v\n%s", j, run.out.String())
+			default:
+			}
+		}
+		if j["status"] != "running" {
+			run.wait()
+			t.Fatalf("the runner did not take the job: %v", j)
+		}
+		a.must(201, "POST", fmt.Sprintf("/projects/%d/jobs/%v/cancel", pid, j["id"]), nil)
+		out := run.wait()
+		jobs, logs := a.jobsByName(pid)
+		if jobs["waits"]["status"] != "canceled" {
+			t.Fatalf("job %v\nlog:\n%s\nrunner:\n%s", jobs["waits"], logs["waits"], out)
+		}
+	})
 }
