@@ -244,6 +244,13 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 			addCoverage(seen, ran[specKey(p.Spec)])
 		}
 	}
+	// A suite node's requests are the run's too: a worker's last teardown
+	// ends after its last spec's report went (suites, endTeardowns).
+	for _, s := range gr.SpecReports {
+		if s.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) {
+			addCoverage(seen, s)
+		}
+	}
 	rep.Coverage = coverage(book, seen)
 	if run.ViaProxy || run.Proxy != nil {
 		rep.Proxy = proxyRun(run.Proxy, violations, rep.Coverage, red)

@@ -333,6 +333,20 @@ func TestEntriesCarryCoverageAndViolations(t *testing.T) {
 	}
 }
 
+// A worker's last teardown ends after its last spec's report went: the
+// end-of-suite node that waited for it carries its requests, which count.
+func TestSuiteNodesCarryCoverage(t *testing.T) {
+	b := book(t)
+	s := spec(types.SpecStatePassed, "things.get.1")
+	s.ReportEntries = types.ReportEntries{{Name: EntryCoverage, Value: types.WrapEntryValue(map[string]map[int]int{"things.get": {200: 2}})}}
+	end := types.SpecReport{LeafNodeType: types.NodeTypeCleanupAfterSuite, State: types.SpecStatePassed,
+		ReportEntries: types.ReportEntries{{Name: EntryCoverage, Value: types.ReportEntryValue{AsJSON: `{"things.get":{"404":1}}`}}}}
+	r := Build(b, types.Report{SpecReports: types.SpecReports{s, end}}, Run{})
+	if e := r.Coverage.Entries[0]; e.Requests != 3 || e.Statuses["200"] != 2 || e.Statuses["404"] != 1 {
+		t.Errorf("coverage %+v", r.Coverage)
+	}
+}
+
 func TestTheNamedExchangeIsShown(t *testing.T) {
 	b := book(t)
 	s := failed("Expected status [201], got:\n  POST http://t/api/v4/things → 500", "things.get.2")

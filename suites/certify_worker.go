@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/onsi/ginkgo/v2/formatter"
+	gtypes "github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega/format"
 
 	"github.com/v4cert/v4cert/proxy"
@@ -148,13 +149,20 @@ var _ = BeforeEach(func() {
 
 // The spec's own traffic travels to the parent with its report: which
 // endpoints it reached with which statuses, and what the proxy found in it.
-// ReportAfterEach runs after the spec's cleanups, so those are counted too.
+// ReportAfterEach runs after the spec's cleanups, so those are counted too;
+// so are the detached teardowns that ended meanwhile (the spec that ran while
+// they did carries them, one that ran never a shard's skipped one: the
+// report counts only the specs of its shard).
 var _ = ReportAfterEach(func(r SpecReport) {
 	w := worker.Load()
 	if w == nil {
 		return
 	}
-	if cov := endpointsSeen.snapshot(); len(cov) > 0 {
+	cov := endpointsSeen.snapshot()
+	if !r.State.Is(gtypes.SpecStateSkipped) {
+		addCounts(cov, detached.seen.snapshot())
+	}
+	if len(cov) > 0 {
 		AddReportEntry(reports.EntryCoverage, ReportEntryVisibilityNever, cov)
 	}
 	if w.proxy != nil {
@@ -263,6 +271,31 @@ func (c *coverageLog) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m = map[string]map[int]int{}
+}
+
+// addCounts adds the counts of from to to.
+func addCounts(to, from map[string]map[int]int) {
+	for id, statuses := range from {
+		if to[id] == nil {
+			to[id] = map[int]int{}
+		}
+		for st, n := range statuses {
+			to[id][st] += n
+		}
+	}
+}
+
+// endTeardowns waits for the worker's last teardown when its specs are done;
+// in a certify worker the endpoints it reached join the run's coverage in
+// this suite node's report (the last spec's report was sent before they did).
+func endTeardowns() {
+	awaitTeardown()
+	if worker.Load() == nil {
+		return
+	}
+	if cov := detached.seen.snapshot(); len(cov) > 0 {
+		AddReportEntry(reports.EntryCoverage, ReportEntryVisibilityNever, cov)
+	}
 }
 
 // snapshot returns the counts since the last reset and starts afresh.

@@ -5,11 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/v4cert/v4cert/specs"
 )
 
 // Access levels of Authentication rule 6, as the suites use them.
@@ -157,6 +162,9 @@ type Project struct {
 	Name     string
 	Path     string
 	FullPath string
+	// createdBranch is the default_branch the creating answer named
+	// (empty for a project created without a repository).
+	createdBranch string
 }
 
 // ProjectOpts are extra POST /projects parameters (namespace_id, visibility, topics, …).
@@ -175,7 +183,7 @@ func NewProject(ctx context.Context, by *Client, opts ...ProjectOpts) *Project {
 	r := by.Post(ctx, "/projects", Body(body))
 	ExpectFixture(r).To(HaveStatus(201), "creating a fixture project")
 	p := &Project{ID: int(r.Get("id").Int()), Name: r.Get("name").String(), Path: r.Get("path").String(),
-		FullPath: r.Get("path_with_namespace").String()}
+		FullPath: r.Get("path_with_namespace").String(), createdBranch: r.Get("default_branch").String()}
 	deleteAtEnd(projectsWave, fmt.Sprintf("/projects/%d", p.ID))
 	return p
 }
@@ -241,6 +249,13 @@ func NewRoleWorld(ctx context.Context, visibility string) *RoleWorld {
 // three round trips, not one per fixture. The waves run where the node's
 // first fixture registered them: after the cleanups the spec registered
 // later, as its first fixture's deletion did.
+//
+// The waves are detached from the spec (detachTeardown): they go on while
+// the worker's next spec begins, so that a worker does not wait three round
+// trips after each spec. No spec can tell: every fixture has a name of its
+// own spec (Unique), other workers delete theirs at any moment of any spec,
+// and the platform itself deletes in the background after answering
+// (lib/api/users.rb @0045970352e8, DELETE /users/:id: user.delete_async).
 const (
 	projectsWave = iota
 	groupsWave
@@ -305,7 +320,108 @@ func (t *teardown) run(ctx SpecContext) {
 	t.done = true
 	all := t.paths
 	t.mu.Unlock()
-	for _, paths := range all {
-		parallelN(len(paths), bulkWidth, func(i int) { api.Delete(ctx, paths[i], Unchecked()) })
+	if !detachTeardown() {
+		for _, paths := range all {
+			parallelN(len(paths), bulkWidth, func(i int) { api.Delete(ctx, paths[i], Unchecked()) })
+		}
+		return
+	}
+	awaitTeardown() // one teardown in flight per worker at most
+	done := make(chan struct{})
+	detached.Lock()
+	detached.done = done
+	detached.Unlock()
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), detachedTimeout)
+		defer cancel()
+		for _, paths := range all {
+			var wg sync.WaitGroup
+			slots := make(chan struct{}, bulkWidth)
+			for _, path := range paths {
+				wg.Add(1)
+				slots <- struct{}{}
+				go func() {
+					defer func() { <-slots; wg.Done() }()
+					deleteDetached(ctx, path)
+				}()
+			}
+			wg.Wait()
+		}
+	}()
+}
+
+// detached is the teardown in flight, if any, and the endpoints its
+// deletions reached, which no spec's coverage holds yet.
+var detached = struct {
+	sync.Mutex
+	done chan struct{}
+	seen *coverageLog
+}{seen: &coverageLog{m: map[string]map[int]int{}}}
+
+// detachedTimeout bounds a detached teardown, as the spec's own timeout
+// bounded it when it ran inside the spec.
+const detachedTimeout = 5 * time.Minute
+
+// detachTeardown says whether teardowns may outlive their spec: not where a
+// proxy judges each spec's traffic (its findings fail or are reported
+// against the spec they came from, and a teardown's are its spec's) or
+// records one order of requests to replay (V4CERT_PROXY).
+func detachTeardown() bool {
+	if inproc != nil {
+		return false
+	}
+	w := worker.Load()
+	return w == nil || w.proxy == nil
+}
+
+// awaitTeardown waits for the teardown in flight, if any: before another
+// starts, before a Serial spec (which runs alone, every other spec's
+// fixtures gone) and before the worker ends.
+func awaitTeardown() {
+	detached.Lock()
+	done := detached.done
+	detached.Unlock()
+	if done != nil {
+		<-done
 	}
 }
+
+// deleteDetached deletes path as the administrator, whatever the answer,
+// outside any spec: no assertion (a failure would land in whichever spec
+// runs), a 429 sent again as RateLimitRetries allows, and the answer
+// counted in detached.seen for the report's endpoint coverage.
+func deleteDetached(ctx context.Context, path string) {
+	full := api.Base + "/api/v4" + path
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, full, nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("PRIVATE-TOKEN", api.Token)
+		res, err := api.HTTP.Do(req)
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusTooManyRequests || attempt >= int(RateLimitRetries.Load()) {
+			detached.seen.add(&Response{Method: http.MethodDelete, URL: full, Status: res.StatusCode,
+				Endpoint: specs.Default().MatchRequest(http.MethodDelete, "/api/v4"+path)})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(retryAfter(res.Header, time.Now())):
+		}
+	}
+}
+
+// Before a Serial spec the worker's last teardown has ended (Ginkgo runs
+// Serial specs once the other workers have ended, their teardowns with them).
+var _ = BeforeEach(func() {
+	if CurrentSpecReport().IsSerial {
+		awaitTeardown()
+	}
+})

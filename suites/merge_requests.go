@@ -22,11 +22,11 @@ func (p *RepoProject) MR(iid int, rest string) string {
 	return fmt.Sprintf("/projects/%d/merge_requests/%d%s", p.ID, iid, rest)
 }
 
-// Feature creates branch from the default branch and commits files on it
-// (path, content pairs) as the owner; it returns the branch's head.
+// Feature creates branch from the default branch with a commit of files
+// (path, content pairs) as the owner, in one request (start_branch); it
+// returns the branch's head.
 func (p *RepoProject) Feature(ctx context.Context, branch string, files ...string) string {
 	GinkgoHelper()
-	p.Branch(ctx, branch, p.DefaultBranch)
 	m := map[string]string{}
 	for i := 0; i+1 < len(files); i += 2 {
 		m[files[i]] = files[i+1]
@@ -34,7 +34,7 @@ func (p *RepoProject) Feature(ctx context.Context, branch string, files ...strin
 	if len(m) == 0 {
 		m[branch+".txt"] = branch + "\n"
 	}
-	return p.Put(ctx, branch, m)
+	return p.put(ctx, branch, p.DefaultBranch, m)
 }
 
 // MergeRequest is a merge request a spec made, with the answer that made it.

@@ -146,6 +146,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		Transport: &http.Transport{MaxIdleConnsPerHost: idleConnsPerHost, Proxy: http.ProxyFromEnvironment},
 	}}
 	routeThroughProxy(api) // V4CERT_PROXY: through an in-process v4cert proxy (suites/proxy.go)
+	// The process's last teardown (detached, fixtures.go) ends before the
+	// proxy and the reference close: cleanups run last-in, first-out.
+	DeferCleanup(endTeardowns)
 	me := api.Get(context.Background(), "/user")
 	Expect(me).To(HaveStatus(200), "the administrator token must authenticate")
 	Expect(me.Get("is_admin").Bool()).To(BeTrue(), "V4CERT_TOKEN must belong to an administrator")
