@@ -41,11 +41,11 @@ run: build ## start the reference server with a demo world and print its tokens
 # make test's stages, each a target of its own, run and timed by .ci/stages
 # (a table of wall and CPU seconds at the end, also in out/stages/times.txt).
 # TEST_STAGES run one after another; TEST_BACKGROUND one after another
-# alongside them once vet has passed and the binaries are built: npm, node and
-# one process's specs in a fixed order leave most of two cores to the others
-# (docs/ci.md has the figures).
-TEST_STAGES     := vet build suites-bin unit race corpus suites suites-ratelimit suites-mutations suites-persist certify-reference
-TEST_BACKGROUND := clients-js-if-node clients-python-if-available clients-renovate-if-node clients-semantic-release-if-node suites-proxy
+# alongside them, once the binaries are built: npm, node and one process's
+# specs in a fixed order leave much of two cores to the others, and the two
+# lanes take about as long (docs/ci.md has the figures).
+TEST_STAGES     := build suites-bin vet unit race corpus suites suites-ratelimit suites-mutations suites-persist
+TEST_BACKGROUND := clients-js-if-node clients-python-if-available clients-renovate-if-node clients-semantic-release-if-node suites-proxy certify-reference
 
 test: ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference; each stage timed
 	@MAKE="$(MAKE)" .ci/stages --background "$(TEST_BACKGROUND)" --after suites-bin $(TEST_STAGES)
