@@ -15,6 +15,7 @@ TESTMODS := reference/clients/go reference/registry/conformance proxy/vcr4test s
 CERTIFY_PROCS ?= 4 8 16
 
 .PHONY: help run build test vet unit race corpus suites suites-ratelimit suites-mutations suites-proxy suites-persist bench fuzz clean certify certify-reference lint-openapi install-check release-tools release-snapshot clients-js clients-js-if-node clients-python clients-python-if-available certify-as-the-platform clients-glab clients-renovate clients-renovate-if-node clients-semantic-release clients-semantic-release-if-node
+.PHONY: suites-bin suites-proxy-fast suites-proxy-replay
 # Record/replay needs one process, one order and a clock that stands still;
 # the 10,001-user spec (label heavy) is left to the parallel run.
 PROXY_OUT  ?= out/proxy
@@ -26,10 +27,28 @@ help: ## list the targets
 build: ## build bin/v4cert
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/v4cert
 
+# The suites' test binary, built once and run by every stage that runs the
+# suites (go test and ginkgo would link it again each time; stripped, as
+# ginkgo builds it). go test -c leaves it alone when it is up to date, so a
+# stage running it is never disturbed by another stage's suites-bin.
+SUITES_BIN := suites/suites.test
+suites-bin:
+	$(GO) test -c -ldflags="-s -w" -o $(SUITES_BIN) ./suites
+
 run: build ## start the reference server with a demo world and print its tokens
 	./$(BIN) serve --addr $(ADDR) --seed demo
 
-test: vet unit race corpus clients-js-if-node clients-python-if-available clients-renovate-if-node clients-semantic-release-if-node suites suites-ratelimit suites-mutations suites-proxy suites-persist certify-reference ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference
+# make test's stages, each a target of its own, run and timed by .ci/stages
+# (a table of wall and CPU seconds at the end, also in out/stages/times.txt).
+# TEST_STAGES run one after another; TEST_BACKGROUND one after another
+# alongside them, once the binaries are built: npm, node and one process's
+# specs in a fixed order leave much of two cores to the others, and the two
+# lanes take about as long (docs/ci.md has the figures).
+TEST_STAGES     := build suites-bin vet unit race corpus suites suites-ratelimit suites-mutations suites-persist
+TEST_BACKGROUND := clients-js-if-node clients-python-if-available clients-renovate-if-node clients-semantic-release-if-node suites-proxy certify-reference
+
+test: ## everything CI runs: vet, unit tests with fuzz seed corpora, the race detector under a concurrent load, validate over the platform's own recorded answers, the platform's JS client (when node is on PATH), python-gitlab (when installed or installable), the suites with traceability, the rate-limit spec on a rate-limited reference, the specs that must notice quiet bugs against a reference broken on purpose, the suites on a persisted reference, certify of the reference; each stage timed
+	@MAKE="$(MAKE)" .ci/stages --background "$(TEST_BACKGROUND)" --after suites-bin $(TEST_STAGES)
 	@echo "make test: all checks passed"
 	@# A plain closing line CI can read: the suites' own counts.
 	@sed -n 's/.*-- \([0-9]*\) Passed | \([0-9]*\) Failed | [0-9]* Pending | \([0-9]*\) Skipped.*/suites: \1 passed, \2 failed, \3 skipped/p' out/suites.log
@@ -126,17 +145,18 @@ clients-python-if-available:
 clients-glab: build ## the platform's CLI glab (repo view, issue view, mr list/view, ci list/status/get) against `v4cert serve`; GLAB_SRC=<glab source checkout>, or glab on PATH
 	V4CERT_BIN=$(abspath $(BIN)) GLAB_SRC=$(GLAB_SRC) bash reference/clients/glab/run.sh
 
-suites: ## the conformance suites against the in-process reference, in parallel and random order
+suites: suites-bin ## the conformance suites against the in-process reference, in parallel and random order
 	@mkdir -p out
-	$(GINKGO) -p --procs=$(PROCS) --randomize-all --no-color --timeout=20m ./suites > out/suites.log 2>&1; rc=$$?; cat out/suites.log; exit $$rc
+	$(GINKGO) -p --procs=$(PROCS) --randomize-all --no-color --timeout=20m $(SUITES_BIN) > out/suites.log 2>&1; rc=$$?; cat out/suites.log; exit $$rc
 
-suites-ratelimit: ## errors.ratelimit.1 against an in-process reference that limits each client to 20 requests a second (the main run declares no limit)
+suites-ratelimit: suites-bin ## errors.ratelimit.1 against an in-process reference that limits each client to 20 requests a second (the main run declares no limit)
 	@mkdir -p out
-	V4CERT_RATE_LIMIT=20 $(GINKGO) --label-filter='rule:errors.ratelimit.1' --no-color ./suites > out/suites-ratelimit.log 2>&1 && grep -q ' 1 Passed ' out/suites-ratelimit.log || { cat out/suites-ratelimit.log; exit 1; }
+	V4CERT_RATE_LIMIT=20 $(GINKGO) --label-filter='rule:errors.ratelimit.1' --no-color $(SUITES_BIN) > out/suites-ratelimit.log 2>&1 && grep -q ' 1 Passed ' out/suites-ratelimit.log || { cat out/suites-ratelimit.log; exit 1; }
 
-suites-mutations: ## break the reference on purpose in quiet ways (a rewriting proxy) and require the specs that must notice to fail
+suites-mutations: suites-bin ## break the reference on purpose in quiet ways (a rewriting proxy) and require the specs that must notice to fail
 	@mkdir -p out
-	V4CERT_MUTATIONS=1 $(GO) test -count=1 -run '^TestMutations$$' -v ./suites > out/suites-mutations.log 2>&1 || { cat out/suites-mutations.log; exit 1; }
+	@# The test binary, run as go test would run it: in the package's directory.
+	cd suites && V4CERT_MUTATIONS=1 $(abspath $(SUITES_BIN)) -test.count=1 -test.run '^TestMutations$$' -test.v > ../out/suites-mutations.log 2>&1 || { cat ../out/suites-mutations.log; exit 1; }
 	@grep -c 'fails as it should' out/suites-mutations.log | sed 's/^/suites-mutations: specs failing as they should: /'
 
 bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback throughput, every list at 1,000 to 100,000 records as ratios to the smallest and the reference against a bare server (with the load average), repository files/commits/blame against the plain git blob read; the proxy four ways (direct, goproxy, validate, record: pairwise req/s and CPU ratios to the pass-through, load average) and its checker and recorder; a full certify over a 50 ms round trip per CERTIFY_PROCS
@@ -155,21 +175,31 @@ bench: ## benchmarks: reads, 10,000-user pages (offset and keyset), loopback thr
 certify-as-the-platform: ## certify the reference made to answer as the platform does, one known divergence at a time: each class-3 rule fails labelled as its divergence (profile spec) and passes as the platform does (profile platform)
 	V4CERT_AS_THE_PLATFORM=1 $(GO) test -count=1 -run '^TestCertifyAsThePlatform$$' -v ./cmd/v4cert
 
-suites-proxy: ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
+suites-proxy: suites-bin ## the suites through the proxy: record a cassette, replay it with no server (same verdicts), validate it offline
 	@mkdir -p $(PROXY_OUT)
 	V4CERT_CLOCK=fixed V4CERT_PROXY=record:$(abspath $(PROXY_OUT))/suites.yaml $(GINKGO) --procs=1 --seed=$(PROXY_SEED) --randomize-all --no-color --silence-skips \
-		--label-filter='!heavy' --json-report=record.json --output-dir=$(PROXY_OUT) ./suites > $(PROXY_OUT)/record.log || { tail -50 $(PROXY_OUT)/record.log; exit 1; }
-	V4CERT_PROXY=replay:$(abspath $(PROXY_OUT))/suites.yaml $(GINKGO) --procs=1 --seed=$(PROXY_SEED) --randomize-all --no-color --silence-skips \
-		--label-filter='!heavy' --json-report=replay.json --output-dir=$(PROXY_OUT) ./suites > $(PROXY_OUT)/replay.log || { tail -50 $(PROXY_OUT)/replay.log; exit 1; }
-	V4CERT_VERDICTS=$(abspath $(PROXY_OUT))/record.json,$(abspath $(PROXY_OUT))/replay.json V4CERT_CORPUS=$(abspath $(PROXY_OUT))/suites.yaml \
-		$(GO) test -count=1 -run 'TestSuiteVerdictsMatch|TestFastMatchesLibrary' ./proxy
-	$(GO) run ./cmd/v4cert validate --summary $(PROXY_OUT)/validate-summary.json $(PROXY_OUT)/suites.yaml > $(PROXY_OUT)/validate.txt || { grep -v ' warning ' $(PROXY_OUT)/validate.txt | tail -40; exit 1; }
+		--label-filter='!heavy' --json-report=record.json --output-dir=$(PROXY_OUT) $(SUITES_BIN) > $(PROXY_OUT)/record.log || { tail -50 $(PROXY_OUT)/record.log; exit 1; }
+	@sed -n 's/^Ran \(.*\)/suites-proxy: recorded: \1/p' $(PROXY_OUT)/record.log
+	@# The rest needs the recording alone, and two at a time: the compiled checks
+	@# held to the library over the whole cassette (a minute of one core) while
+	@# the cassette is replayed and validated. Each one's output shows when it ends.
+	@$(MAKE) --no-print-directory -j2 --output-sync=target suites-proxy-fast suites-proxy-replay
 	@grep -m1 'exchanges:' $(PROXY_OUT)/validate.txt
 
-suites-persist: ## the suites against a reference with --data-dir, every write checked against what was stored (a forgotten d.Touch fails it)
+suites-proxy-fast:
+	V4CERT_CORPUS=$(abspath $(PROXY_OUT))/suites.yaml $(GO) test -count=1 -run '^TestFastMatchesLibrary$$' ./proxy
+
+suites-proxy-replay:
+	V4CERT_PROXY=replay:$(abspath $(PROXY_OUT))/suites.yaml $(GINKGO) --procs=1 --seed=$(PROXY_SEED) --randomize-all --no-color --silence-skips \
+		--label-filter='!heavy' --json-report=replay.json --output-dir=$(PROXY_OUT) $(SUITES_BIN) > $(PROXY_OUT)/replay.log || { tail -50 $(PROXY_OUT)/replay.log; exit 1; }
+	@sed -n 's/^Ran \(.*\)/suites-proxy: replayed: \1/p' $(PROXY_OUT)/replay.log
+	V4CERT_VERDICTS=$(abspath $(PROXY_OUT))/record.json,$(abspath $(PROXY_OUT))/replay.json $(GO) test -count=1 -run '^TestSuiteVerdictsMatch$$' ./proxy
+	$(GO) run ./cmd/v4cert validate --summary $(PROXY_OUT)/validate-summary.json $(PROXY_OUT)/suites.yaml > $(PROXY_OUT)/validate.txt || { grep -v ' warning ' $(PROXY_OUT)/validate.txt | tail -40; exit 1; }
+
+suites-persist: suites-bin ## the suites against a reference with --data-dir, every write checked against what was stored (a forgotten d.Touch fails it)
 	@rm -rf out/persist && mkdir -p out/persist
 	V4CERT_DATA_DIR=$(abspath out/persist)/data $(GINKGO) --procs=2 --no-color --silence-skips --label-filter='!heavy' \
-		./suites > out/persist/suites.log 2>&1 || { tail -50 out/persist/suites.log; exit 1; }
+		$(SUITES_BIN) > out/persist/suites.log 2>&1 || { tail -50 out/persist/suites.log; exit 1; }
 	@# A handler that answered before its write was checked still passes its spec: the log tells.
 	@if grep -m5 'a write changed records' out/persist/suites.log; then exit 1; fi
 	@grep -m1 'Passed |' out/persist/suites.log
