@@ -381,6 +381,11 @@ func (rep *Report) addSuiteErrors(gr types.Report, run Run, red *Redactor) strin
 		if !s.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) || s.State.Is(types.SpecStatePassed|types.SpecStateSkipped|types.SpecStatePending) {
 			continue
 		}
+		// A suite node the run's own stop cut short (the target went down, a
+		// signal, --fail-fast) is what the stop's cause already says.
+		if s.State == types.SpecStateInterrupted && (run.Incomplete != "" || run.Stopped != "") {
+			continue
+		}
 		// Every parallel process reports a failed SynchronizedBeforeSuite;
 		// only the first one ran it and says why.
 		if s.LeafNodeType == types.NodeTypeSynchronizedBeforeSuite && s.ParallelProcess > 1 {

@@ -252,9 +252,13 @@ func TestNotRunAndIncompleteAreNoVerdict(t *testing.T) {
 	interrupted := spec(types.SpecStateInterrupted, "things.get.3")
 	interrupted.Failure.Message = "interrupted by signal"
 	plan := planned(spec(types.SpecStatePassed, "things.get.1"), spec(types.SpecStatePassed, "things.get.2"), interrupted)
+	// The suite's cleanup, waiting on the last fixtures' teardown when the
+	// stop came, is cut short by the same stop.
+	cleanup := types.SpecReport{LeafNodeType: types.NodeTypeCleanupAfterSuite, State: types.SpecStateInterrupted,
+		ParallelProcess: 2, Failure: types.Failure{Message: "Interrupted by User"}}
 	gr := types.Report{
 		SpecialSuiteFailureReasons: []string{"Interrupted by User"},
-		SpecReports:                types.SpecReports{plan[0].Spec, interrupted},
+		SpecReports:                types.SpecReports{plan[0].Spec, interrupted, cleanup},
 	}
 	r = Build(b, gr, Run{Plan: plan, Incomplete: "interrupted by SIGINT after 2 of 3 specs"})
 	if r.Verdict != VerdictIncomplete || verdictOK(r) || r.Headline() != "INCOMPLETE: interrupted by SIGINT after 2 of 3 specs" {
@@ -271,6 +275,10 @@ func TestNotRunAndIncompleteAreNoVerdict(t *testing.T) {
 	}
 	if len(r.SuiteErrors) != 0 {
 		t.Errorf("Ginkgo's reason repeats the cause: %+v", r.SuiteErrors)
+	}
+	// Interrupted without a stop of the run's own saying why, it stays.
+	if r := Build(b, types.Report{SpecReports: types.SpecReports{cleanup}}, Run{}); len(r.SuiteErrors) != 1 {
+		t.Errorf("an interrupted suite node in a run that says no stop: %+v", r.SuiteErrors)
 	}
 
 	// A spec nobody reported, in a run that completed: the harness lost it.

@@ -417,7 +417,9 @@ func (c *collector) SuiteDidEnd(proc int, r gtypes.Report) {
 func (c *collector) DidRun(r gtypes.SpecReport) {
 	c.specs = append(c.specs, r)
 	if r.LeafNodeType != gtypes.NodeTypeIt {
-		if r.State.Is(gtypes.SpecStateFailureStates) && c.progress != nil {
+		// An interrupted one was cut short by the run's stop, whose cause
+		// the progress has already said.
+		if r.State.Is(gtypes.SpecStateFailureStates) && r.State != gtypes.SpecStateInterrupted && c.progress != nil {
 			fmt.Fprintf(c.progress, "suite error (%s, process %d): %s\n", r.LeafNodeType, r.ParallelProcess,
 				c.secrets.Text(firstLine(r.Failure.Message)))
 		}

@@ -196,9 +196,13 @@ func TestCertifyATargetThatStopsAnsweringIsIncomplete(t *testing.T) {
 		t.Errorf("stopped answering at %s; the target was killed after %s", d.Since, g.heldAt)
 	}
 	// The run stopped early: a few specs errored on the dead target, the
-	// rest were not run, and what ran before is kept.
+	// rest were not run, and what ran before is kept. "A few" is what the
+	// workers held when the target died: specs are handed out a group at a
+	// time (suites/workerhost), and an Ordered container without a BeforeAll
+	// goes on to its end, each of its specs erroring at once (the groups
+	// table's 16 filters); with two workers, up to two such groups.
 	notRun := r.Counts.Skipped - r.Counts.Filtered
-	if r.Counts.Pass == 0 || r.Counts.Error == 0 || r.Counts.Error > 20 || notRun < 40 {
+	if r.Counts.Pass == 0 || r.Counts.Error == 0 || r.Counts.Error > 40 || notRun < 40 {
 		t.Errorf("counts %+v: want passes before, a few errors, the rest not run", r.Counts)
 	}
 	for _, g := range r.ErrorCauses() {
