@@ -143,6 +143,12 @@ func Build(book *specs.Rulebook, gr types.Report, run Run) Report {
 			switch {
 			case !ok || s.State == types.SpecStateSkipped && s.Failure.Message == "":
 				j = unrun
+			case s.State == types.SpecStateSkipped && s.Failure.Message == TargetDownSkip && run.Incomplete != "":
+				// Held at the worker's gate, then let go when the target was found down.
+				j = unrun
+			case s.State.Is(types.SpecStateInterrupted) && run.Incomplete != "" && held(s):
+				// The run's stop interrupted it while it waited to start.
+				j = unrun
 			case run.Stopped != "" && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted):
 				// Stopped by another process's --fail-fast: it judged nothing.
 				j = unrun
@@ -450,6 +456,21 @@ func planOf(gr types.Report, labelFilter string) []PlannedSpec {
 
 // ShardSkipPrefix starts the Skip message of a spec another shard runs.
 const ShardSkipPrefix = "runs in shard"
+
+// held: the spec's worker held it before it started (EntryHeld).
+func held(s types.SpecReport) bool {
+	for _, e := range s.ReportEntries {
+		if e.Name == EntryHeld {
+			return true
+		}
+	}
+	return false
+}
+
+// TargetDownSkip is the Skip message of a spec a certify worker did not
+// start because certify found the target down: the report gives it the
+// run's own cause, like every spec the run never reached.
+const TargetDownSkip = "not run: the target stopped answering"
 
 func ruleIDs(s types.SpecReport) []string {
 	var out []string

@@ -426,6 +426,7 @@ const (
 	EntryViolations = "v4cert.violations" // []Violation the proxy found in the spec's traffic
 	EntryHarness    = "v4cert.harness"    // a Harness: the failure is the harness's, not the target's
 	EntryPlatform   = "v4cert.platform"   // a PlatformEntry: the target did what the platform does under a class-3 rule
+	EntryHeld       = "v4cert.held"       // true: the spec never started, held by its worker until the run stopped
 )
 
 // PlatformEntry marks a spec in which the target did what the platform does

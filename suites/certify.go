@@ -383,6 +383,13 @@ type collector struct {
 	streak      int
 	streakSince time.Time // when the first of them could not reach it
 	probe       chan struct{}
+	// pause holds the specs not yet started (Host.Pause), called as the
+	// streak reaches downAfter: before the worker that reported its last
+	// spec is answered, so that it starts no other against a target that
+	// may be gone. Not once the run is stopping: it would hold what an
+	// interruption has to let go.
+	pause    func()
+	stopping bool
 }
 
 // downAfter is how many specs in a row must fail to reach the target
@@ -477,6 +484,9 @@ func (c *collector) track(r gtypes.SpecReport, status reports.Status, kind strin
 		}
 		c.streak++
 		if c.streak >= downAfter {
+			if c.pause != nil && !c.stopping {
+				c.pause()
+			}
 			select {
 			case c.probe <- struct{}{}:
 			default: // a probe is already asked for
@@ -597,6 +607,9 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 		return fail("starting the workers' host: " + err.Error())
 	}
 	defer host.Close()
+	c.mu.Lock()
+	c.pause = host.Pause
+	c.mu.Unlock()
 
 	type exit struct {
 		proc int
@@ -679,9 +692,14 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 				continue
 			}
 			stopping = true
+			c.mu.Lock()
+			c.stopping = true
+			c.mu.Unlock()
 			targetDown(p)
-			signalAll(syscall.SIGTERM)
+			// Drained first: the specs held at the workers' gates are let go
+			// as not run, before the signal would interrupt their wait.
 			host.Drain()
+			signalAll(syscall.SIGTERM)
 			grace = time.After(downGrace)
 			if c.progress != nil {
 				fmt.Fprintf(c.progress, "v4cert certify: %s: stopping\n", res.incomplete)
@@ -707,6 +725,7 @@ func (c *collector) runWorkers(cfg CertifyConfig, procs int) runResult {
 			}
 			stopping = true
 			c.mu.Lock()
+			c.stopping = true
 			res.incomplete = fmt.Sprintf("interrupted by %s after %d of %d specs", signalName(sig), c.done, c.total)
 			c.mu.Unlock()
 			host.Resume() // a worker waiting on a probe goes on to its interruption

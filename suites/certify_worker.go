@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,56 @@ type workerState struct {
 	proxy    *proxy.Proxy
 	proxyURL *url.URL
 	proxySet sync.Once
+	gate     http.Client
+	drained  atomic.Bool // the host said so once: it never undrains
+}
+
+// gateHold bounds how long a spec waits at the gate: longer than certify's
+// probe of the target can take (probeAttempts × probeTimeout and the gaps),
+// so a paused run resumes or drains first; past it the spec runs, as it
+// would without the gate.
+const gateHold = 2 * time.Minute
+
+// passGate asks the host, before the spec starts, whether certify paused the
+// run (it is probing a target that stopped answering) or drained it (the
+// target is down). The counter holds back the groups not yet handed out;
+// this holds the specs left in a group already handed out (an Ordered
+// container), which would otherwise each error at once on a dead target.
+// Any trouble reaching the host opens the gate: it only ever saves errors,
+// it must never keep a spec from running. An interruption (SIGTERM cancels
+// ctx) ends the wait at once.
+//
+// A spec it holds carries EntryHeld: certify drains the host and then
+// signals the workers, and the signal may interrupt the spec before its Skip
+// lands; the report counts such a spec as not run all the same.
+func (w *workerState) passGate(ctx SpecContext) (start bool) {
+	held := func() bool {
+		AddReportEntry(reports.EntryHeld, ReportEntryVisibilityNever, true)
+		return false
+	}
+	if w.drained.Load() {
+		return held()
+	}
+	wait, cancel := context.WithTimeout(ctx, gateHold)
+	defer cancel()
+	req, err := http.NewRequestWithContext(wait, http.MethodGet, w.cfg.Host+workerhost.GatePath, nil)
+	if err != nil {
+		return true
+	}
+	res, err := w.gate.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return held() // interrupted while it waited
+		}
+		return true
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode == workerhost.GateDrained {
+		w.drained.Store(true)
+		return held()
+	}
+	return true
 }
 
 // RunWorker runs this process's share of a certify run and returns its exit
@@ -73,7 +124,8 @@ func RunWorker() int {
 		return 2
 	}
 	os.Unsetenv(workerEnv)
-	w := &workerState{cfg: cfg}
+	// The gate is the host's, on loopback: never through a proxy.
+	w := &workerState{cfg: cfg, gate: http.Client{Transport: &http.Transport{}}}
 	if cfg.ViaProxy {
 		if err := w.startProxy(cfg.Target); err != nil {
 			fmt.Fprintln(os.Stderr, "v4cert certify:", err)
@@ -124,7 +176,7 @@ func (certifyT) Fail() {}
 
 // Each spec's report shows its own traffic alone; a worker runs only its
 // shard's specs.
-var _ = BeforeEach(func() {
+var _ = BeforeEach(func(ctx SpecContext) {
 	// The previous spec's DeferCleanup traffic comes after its AfterEach
 	// drained the log; it is no part of this spec's story.
 	exchanges.drain()
@@ -136,6 +188,9 @@ var _ = BeforeEach(func() {
 		if k := w.cfg.Shard.Of(CurrentSpecReport().FullText()); k != w.cfg.Shard.Index {
 			Skip(fmt.Sprintf("%s %d/%d", reports.ShardSkipPrefix, k, w.cfg.Shard.Total))
 		}
+	}
+	if !w.passGate(ctx) {
+		Skip(reports.TargetDownSkip)
 	}
 	endpointsSeen.reset() // the suite's setup traffic is no spec's
 	if w.proxyURL != nil {

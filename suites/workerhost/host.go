@@ -51,10 +51,14 @@ type Host struct {
 	ln      net.Listener
 	srv     *http.Server
 
+	// hold guards what Pause, Resume and Drain change, apart from mu so that
+	// they may be called from Events (which run under mu).
+	hold    sync.Mutex
+	counter int
+	paused  chan struct{} // while not nil, workers asking for a spec wait for it to close
+	drained bool          // no spec is handed out any more
+
 	mu          sync.Mutex
-	counter     int
-	paused      chan struct{} // while not nil, workers asking for a spec wait for it to close
-	drained     bool          // no spec is handed out any more
 	abort       bool
 	ended       []bool // by process-1: reported its suite's end
 	gone        []bool // by process-1: exited without reporting it
@@ -109,6 +113,7 @@ func Start(workers int, events Events) (*Host, error) {
 	mux.HandleFunc("/aggregated-nonprimary-procs-report", h.aggregatedNonprimary)
 	mux.HandleFunc("/counter", h.nextCounter)
 	mux.HandleFunc("/abort", h.abortHandler)
+	mux.HandleFunc(GatePath, h.gate)
 	h.srv = &http.Server{Handler: mux}
 	go h.srv.Serve(ln)
 	return h, nil
@@ -140,10 +145,13 @@ func (h *Host) Abort() {
 }
 
 // Pause holds the specs not yet handed out: a worker that asks for its
-// next spec waits until Resume or Drain. The specs in flight go on.
+// next spec, or at the gate whether the next spec of its group may start,
+// waits until Resume or Drain. The specs in flight go on. It may be called
+// from Events.DidRun, so that the worker that reported the spec is held
+// before it starts another.
 func (h *Host) Pause() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.hold.Lock()
+	defer h.hold.Unlock()
 	if h.paused == nil && !h.drained {
 		h.paused = make(chan struct{})
 	}
@@ -151,8 +159,8 @@ func (h *Host) Pause() {
 
 // Resume hands out specs again after Pause.
 func (h *Host) Resume() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.hold.Lock()
+	defer h.hold.Unlock()
 	h.release()
 }
 
@@ -160,8 +168,8 @@ func (h *Host) Resume() {
 // later, is told there are none left (process 1 still runs the Serial
 // specs then, unless it is being interrupted).
 func (h *Host) Drain() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.hold.Lock()
+	defer h.hold.Unlock()
 	h.drained = true
 	h.release()
 }
@@ -328,9 +336,9 @@ func (h *Host) aggregatedNonprimary(w http.ResponseWriter, r *http.Request) {
 
 func (h *Host) nextCounter(w http.ResponseWriter, r *http.Request) {
 	for {
-		h.mu.Lock()
+		h.hold.Lock()
 		if wait := h.paused; wait != nil {
-			h.mu.Unlock()
+			h.hold.Unlock()
 			select {
 			case <-wait:
 				continue
@@ -344,9 +352,44 @@ func (h *Host) nextCounter(w http.ResponseWriter, r *http.Request) {
 		} else {
 			h.counter++
 		}
-		h.mu.Unlock()
+		h.hold.Unlock()
 		encode(w, struct{ Index int }{n})
 		return
+	}
+}
+
+// GatePath is not Ginkgo's: a worker asks it before each spec starts, so
+// that a spec of a group the worker already holds (the counter hands out an
+// Ordered container whole) waits through a Pause like a group not yet handed
+// out, and is not run at all once the host is drained.
+const GatePath = "/gate"
+
+// Gate answers: the spec may start.
+const (
+	GateOpen    = http.StatusOK
+	GateDrained = statusGone
+)
+
+// gate answers GateOpen, or GateDrained once Drain was called; while paused
+// it waits for Resume or Drain (or for the worker to give up asking).
+func (h *Host) gate(w http.ResponseWriter, r *http.Request) {
+	for {
+		h.hold.Lock()
+		wait, drained := h.paused, h.drained
+		h.hold.Unlock()
+		switch {
+		case drained:
+			w.WriteHeader(GateDrained)
+			return
+		case wait == nil:
+			w.WriteHeader(GateOpen)
+			return
+		}
+		select {
+		case <-wait:
+		case <-r.Context().Done():
+			return
+		}
 	}
 }
 

@@ -285,3 +285,62 @@ func must(n int, err error) int {
 	}
 	return n
 }
+
+// gate asks the host whether a spec may start; -1 when the request ended
+// without an answer.
+func gate(ctx context.Context, h *workerhost.Host) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.Address()+workerhost.GatePath, nil)
+	if err != nil {
+		panic(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return -1
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+func TestTheGateHoldsAPausedSpecAndClosesOnDrain(t *testing.T) {
+	h, err := workerhost.Start(2, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	if st := gate(ctx, h); st != workerhost.GateOpen {
+		t.Fatalf("running, the gate answered %d", st)
+	}
+	h.Pause()
+	// A held request never answers: the deadline only bounds the test (and
+	// a worker interrupted while it waits gives up the same way).
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	st := gate(short, h)
+	cancel()
+	if st != -1 {
+		t.Fatalf("paused, the gate answered %d", st)
+	}
+	held := make(chan int, 1)
+	go func() { held <- gate(ctx, h) }()
+	h.Resume()
+	if st := <-held; st != workerhost.GateOpen {
+		t.Errorf("resumed, the held spec got %d", st)
+	}
+	// The counter is untouched: the gate hands out nothing.
+	if n, err := counter(ctx, h); n != 0 || err != nil {
+		t.Errorf("after the gate, the counter answered %d, %v: want the first index", n, err)
+	}
+	h.Pause()
+	go func() { held <- gate(ctx, h) }()
+	h.Drain()
+	for _, st := range []int{<-held, gate(ctx, h)} {
+		if st != workerhost.GateDrained {
+			t.Errorf("drained, the gate answered %d", st)
+		}
+	}
+	// Once the host closes, a worker asking gets no answer rather than a wait.
+	h.Close()
+	if st := gate(ctx, h); st != -1 {
+		t.Errorf("closed, the gate answered %d", st)
+	}
+}
