@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -342,5 +344,28 @@ func TestTheGateHoldsAPausedSpecAndClosesOnDrain(t *testing.T) {
 	h.Close()
 	if st := gate(ctx, h); st != -1 {
 		t.Errorf("closed, the gate answered %d", st)
+	}
+}
+
+// BenchmarkGate is the round trip each spec of a certify worker pays before
+// it starts, beside the protocol's emptiest one (/up) as the baseline.
+func BenchmarkGate(b *testing.B) {
+	h, err := workerhost.Start(2, &recorder{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	client := &http.Client{Transport: &http.Transport{}}
+	for _, path := range []string{"/up", workerhost.GatePath} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			for b.Loop() {
+				res, err := client.Get(h.Address() + path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
 	}
 }
