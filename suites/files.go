@@ -59,7 +59,13 @@ func (p *RepoProject) Branch(ctx context.Context, name, ref string) {
 // Commit adds one commit of actions on branch as by and returns its answer.
 func (p *RepoProject) Commit(ctx context.Context, by *Client, branch, message string, actions ...map[string]any) *Response {
 	GinkgoHelper()
-	r := by.Post(ctx, p.Repo("/commits"), Body(map[string]any{"branch": branch, "commit_message": message, "actions": actions}))
+	return p.postCommit(ctx, by, map[string]any{"branch": branch, "commit_message": message, "actions": actions})
+}
+
+// postCommit sends one POST /repository/commits body as by and expects 201.
+func (p *RepoProject) postCommit(ctx context.Context, by *Client, body map[string]any) *Response {
+	GinkgoHelper()
+	r := by.Post(ctx, p.Repo("/commits"), Body(body))
 	Expect(r).To(HaveStatus(http.StatusCreated))
 	return r
 }
@@ -99,9 +105,7 @@ func (p *RepoProject) put(ctx context.Context, branch, start string, files map[s
 	if start != "" {
 		body["start_branch"] = start
 	}
-	r := p.Owner.Post(ctx, p.Repo("/commits"), Body(body))
-	Expect(r).To(HaveStatus(http.StatusCreated))
-	return r.Get("id").String()
+	return p.postCommit(ctx, p.Owner, body).Get("id").String()
 }
 
 func keys(m map[string]string) []string {
